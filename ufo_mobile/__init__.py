@@ -1,0 +1,38 @@
+"""ufo_mobile: an explicit finite-state-machine runtime for LLM agents that operate Android phones."""
+
+from ufo_mobile.agents.mobile import MobileAgent
+from ufo_mobile.device.base import DeviceDriver
+from ufo_mobile.errors import (
+    ConfigError,
+    DeviceError,
+    LLMError,
+    StateMachineError,
+    UfoMobileError,
+)
+from ufo_mobile.llm.base import ChatModel, Completion, Usage
+from ufo_mobile.llm.scripted import ScriptedModel
+from ufo_mobile.session import Round, RunResult, Session
+from ufo_mobile.settings import Settings, load_settings
+from ufo_mobile.states.status import MobileAgentStatus
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ChatModel",
+    "Completion",
+    "ConfigError",
+    "DeviceDriver",
+    "DeviceError",
+    "LLMError",
+    "MobileAgent",
+    "MobileAgentStatus",
+    "Round",
+    "RunResult",
+    "ScriptedModel",
+    "Session",
+    "Settings",
+    "StateMachineError",
+    "UfoMobileError",
+    "Usage",
+    "load_settings",
+]

@@ -1,0 +1,1 @@
+"""device layer of ufo_mobile (see DESIGN.md)."""

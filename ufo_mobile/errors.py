@@ -1,0 +1,130 @@
+"""The one exception tree of ufo_mobile.
+
+::
+
+    UfoMobileError
+    ├── ConfigError                 a bad settings or task file (file, key path, line)
+    ├── DeviceError                 transport/device failures, always carry the serial
+    │   ├── DeviceDisconnectedError
+    │   ├── DeviceTimeoutError
+    │   └── DeviceCommandError
+    ├── UIParseError                a malformed or empty UI hierarchy dump
+    ├── LLMError                    the model provider failed
+    │   └── LLMOutputParseError     the reply did not match the schema (after the re-ask)
+    ├── ActionError                 an action could not even be attempted
+    │   ├── InvalidActionError      unknown action name or bad arguments
+    │   ├── ElementNotFoundError    the control id is not in the observation
+    │   └── StaleObservationError   the id belongs to an older observation
+    ├── StateMachineError
+    │   ├── IllegalTransitionError  the rulebook forbids the move
+    │   └── UnknownStateError       no state is registered under that name
+    └── SimulatorError              the simulated phone or one of its app files is wrong
+
+Exceptions carry context attributes only; they never log or do I/O. Third-party errors are
+wrapped once, at the boundary where they enter (driver, model client, config loader).
+"""
+
+from __future__ import annotations
+
+
+class UfoMobileError(Exception):
+    """Base of every error raised by ufo_mobile on purpose."""
+
+
+class ConfigError(UfoMobileError):
+    """A settings or task file is wrong. ``str()`` is one line naming the file, key path and line."""
+
+    def __init__(self, message: str, *, path: str | None = None, key: str | None = None,
+                 line: int | None = None) -> None:
+        self.path = path
+        self.key = key
+        self.line = line
+        self.message = message
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = self.path or "<config>"
+        if self.line is not None:
+            where += f":{self.line}"
+        if self.key:
+            where += f": {self.key}"
+        return f"{where}: {self.message}"
+
+
+class DeviceError(UfoMobileError):
+    """A device call failed. ``serial`` names the device."""
+
+    def __init__(self, message: str, *, serial: str = "?") -> None:
+        self.serial = serial
+        super().__init__(f"[{serial}] {message}")
+
+
+class DeviceDisconnectedError(DeviceError):
+    """The device went away (transport closed, offline, unauthorized)."""
+
+
+class DeviceTimeoutError(DeviceError):
+    """A device call did not answer within its timeout."""
+
+
+class DeviceCommandError(DeviceError):
+    """A device command ran and reported failure."""
+
+
+class UIParseError(UfoMobileError):
+    """A UI hierarchy dump is malformed, truncated or empty."""
+
+
+class LLMError(UfoMobileError):
+    """The model provider failed (transport, quota, exhausted script)."""
+
+
+class LLMOutputParseError(LLMError):
+    """The model's reply did not validate against the reply schema."""
+
+    def __init__(self, message: str, *, raw: str = "") -> None:
+        self.raw = raw
+        super().__init__(message)
+
+
+class ActionError(UfoMobileError):
+    """An action could not be attempted at all."""
+
+
+class InvalidActionError(ActionError):
+    """Unknown action name, unsupported by the device, or bad arguments."""
+
+
+class ElementNotFoundError(ActionError):
+    """The control id does not exist in the observation the action refers to."""
+
+
+class StaleObservationError(ActionError):
+    """The action refers to an observation that is no longer current."""
+
+
+class StateMachineError(UfoMobileError):
+    """The agent state machine was driven wrongly."""
+
+
+class IllegalTransitionError(StateMachineError):
+    """The rulebook has no such move from the current state."""
+
+    def __init__(self, source: str, dest: str, *, machine: str = "") -> None:
+        self.source = source
+        self.dest = dest
+        self.machine = machine
+        super().__init__(f"{machine or 'machine'}: illegal transition {source} -> {dest}")
+
+
+class UnknownStateError(StateMachineError):
+    """No state class is registered under that name."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        self.name = name
+        self.known = known
+        super().__init__(f"unknown state {name!r} (known: {', '.join(known)})")
+
+
+class SimulatorError(UfoMobileError):
+    """The simulated phone or an app definition is wrong."""
