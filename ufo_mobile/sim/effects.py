@@ -1,0 +1,76 @@
+"""Run the effects of a tap, long press or Enter: state changes and navigation.
+
+State changes happen here; navigation is delegated to a ``Navigator`` (the phone), so this module
+knows nothing about tasks and back stacks. Effects run in order and each sees the changes of the
+ones before it; an effect whose ``when`` conditions fail is skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from ufo_mobile.sim.model import Effect, LaunchSpec
+from ufo_mobile.sim.template import Scope, all_hold, resolve, truthy
+
+
+class Navigator(Protocol):
+    """What effects may ask of the phone."""
+
+    def goto(self, package: str, screen: str, replace: bool) -> None: ...
+
+    def back(self) -> None: ...
+
+    def home(self) -> None: ...
+
+    def launch(self, spec: LaunchSpec, scope: Scope) -> None: ...
+
+
+def run_effects(effects: Sequence[Effect], package: str, state: dict[str, Any], scope: Scope,
+                nav: Navigator) -> None:
+    """Apply ``effects`` for ``package``; ``scope`` must read the same live ``state`` dict."""
+    for effect in effects:
+        if all_hold(effect.when, scope):
+            _apply(effect, package, state, scope, nav)
+
+
+def _apply(effect: Effect, package: str, state: dict[str, Any], scope: Scope, nav: Navigator) -> None:
+    action = effect.action
+    if action == "goto" and effect.goto is not None:
+        nav.goto(package, effect.goto.screen, effect.goto.replace)
+    elif action == "back":
+        nav.back()
+    elif action == "home":
+        nav.home()
+    elif action == "launch" and effect.launch is not None:
+        nav.launch(effect.launch, scope)
+    elif action == "set_var" and effect.set_var is not None:
+        state[effect.set_var.var] = resolve(effect.set_var.value, scope)
+    elif action == "toggle" and effect.toggle is not None:
+        state[effect.toggle] = not truthy(state.get(effect.toggle))
+    elif action == "clear" and effect.clear is not None:
+        for name in effect.clear:
+            state[name] = empty_like(state.get(name))
+    elif action == "append" and effect.append is not None:
+        items = list(state.get(effect.append.list) or [])
+        items.append(resolve(effect.append.item, scope))
+        state[effect.append.list] = items
+    elif action == "upsert" and effect.upsert is not None:
+        spec = effect.upsert
+        item = resolve(spec.item, scope)
+        kept = [old for old in state.get(spec.list) or []
+                if not (isinstance(old, dict) and old.get(spec.key) == item.get(spec.key))]
+        state[spec.list] = [item, *kept]
+
+
+def empty_like(value: Any) -> Any:
+    """The empty value of the same type: ``""``, ``[]``, ``{}``, ``False`` or ``0``."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return type(value)(0)
+    if isinstance(value, list):
+        return []
+    if isinstance(value, dict):
+        return {}
+    return ""

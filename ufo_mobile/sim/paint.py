@@ -1,0 +1,236 @@
+"""Drawing primitives for the simulated screen: text with wrapping, icons, widgets.
+
+A ``Canvas`` is an ``ImageDraw`` plus an origin, so a scroll container can be drawn into its own
+clipped layer with the same code that draws the rest of the screen. Pillow's bundled scalable font
+(``ImageFont.load_default(size=...)``) is the only font; it covers ASCII, so other scripts show
+as boxes, while the XML still carries the exact text.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+
+from PIL import ImageDraw, ImageFont
+
+from ufo_mobile.sim import theme
+from ufo_mobile.sim.view import PASSWORD_DOT, Rect
+
+Box = tuple[int, int, int, int]
+Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
+
+
+class Fonts:
+    """Font objects by pixel size plus a cache of text widths (measuring is the slow part)."""
+
+    _CACHE_LIMIT = 50_000
+
+    def __init__(self) -> None:
+        self._fonts: dict[int, Font] = {}
+        self._widths: dict[tuple[int, str], int] = {}
+        self._lock = threading.RLock()
+
+    def get(self, size: int) -> Font:
+        size = max(8, size)
+        with self._lock:
+            if size not in self._fonts:
+                self._fonts[size] = ImageFont.load_default(size=size)
+            return self._fonts[size]
+
+    def width(self, size: int, text: str) -> int:
+        """Advance width of ``text`` at ``size`` pixels."""
+        key = (size, text)
+        with self._lock:
+            found = self._widths.get(key)
+            if found is None:
+                if len(self._widths) >= self._CACHE_LIMIT:
+                    self._widths.clear()
+                found = self._widths[key] = round(self.get(size).getlength(text))
+            return found
+
+
+@dataclass
+class Canvas:
+    draw: ImageDraw.ImageDraw
+    fonts: Fonts
+    ox: int = 0
+    oy: int = 0
+
+    def box(self, rect: Rect) -> Box:
+        return rect.left - self.ox, rect.top - self.oy, rect.right - self.ox, rect.bottom - self.oy
+
+    def rect(self, rect: Rect, fill: str | None = None, outline: str | None = None, width: int = 1,
+             radius: int = 0) -> None:
+        if rect.width <= 0 or rect.height <= 0:
+            return
+        radius = min(radius, rect.width // 2, rect.height // 2)
+        self.draw.rounded_rectangle(self.box(rect), radius=radius, fill=fill, outline=outline, width=width)
+
+    def ellipse(self, rect: Rect, fill: str | None = None, outline: str | None = None,
+                width: int = 1) -> None:
+        self.draw.ellipse(self.box(rect), fill=fill, outline=outline, width=width)
+
+    def line(self, points: list[tuple[int, int]], fill: str, width: int) -> None:
+        self.draw.line([(x - self.ox, y - self.oy) for x, y in points], fill=fill, width=width, joint="curve")
+
+    def polygon(self, points: list[tuple[int, int]], fill: str) -> None:
+        self.draw.polygon([(x - self.ox, y - self.oy) for x, y in points], fill=fill)
+
+    def text_at(self, x: int, y: int, text: str, font: Font, fill: str) -> None:
+        self.draw.text((x - self.ox, y - self.oy), text, font=font, fill=fill)
+
+
+def wrap(text: str, fonts: Fonts, size: int, width: int) -> list[str]:
+    """Break ``text`` into lines no wider than ``width``: at spaces, or inside over-long words.
+
+    Widths are summed per word, so the result is stable and cheap to recompute.
+    """
+    lines: list[str] = []
+    for paragraph in text.split("\n"):
+        line, used = "", 0
+        for word in re.findall(r"\S+|\s+", paragraph):
+            advance = fonts.width(size, word)
+            if not line or used + advance <= width:
+                line, used = line + word, used + advance
+            elif word.isspace():
+                lines.append(line)
+                line, used = "", 0
+            else:
+                lines.append(line.rstrip())
+                line, used = word, advance
+            while used > width and len(line) > 1:
+                cut = _fit(fonts, size, line, width)
+                lines.append(line[:cut])
+                line = line[cut:].lstrip()
+                used = fonts.width(size, line)
+        lines.append(line)
+    return lines
+
+
+def _fit(fonts: Fonts, size: int, text: str, width: int) -> int:
+    """How many leading characters of ``text`` fit in ``width`` (at least one)."""
+    low, high = 1, len(text)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fonts.width(size, text[:mid]) <= width:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def draw_lines(canvas: Canvas, left: int, top: int, lines: list[str], size: int, colour: str) -> None:
+    """Draw already wrapped lines from (left, top), one line height apart."""
+    font = canvas.fonts.get(size)
+    step = theme.line_height(size)
+    for n, line in enumerate(lines):
+        canvas.text_at(left, top + n * step + (step - size) // 2 - size // 8, line, font, colour)
+
+
+def ellipsize(line: str, fonts: Fonts, size: int, width: int) -> str:
+    if fonts.width(size, line) <= width:
+        return line
+    return line[:max(0, _fit(fonts, size, line + "...", width) - 3)].rstrip() + "..."
+
+
+def draw_text(canvas: Canvas, rect: Rect, text: str, size: int, colour: str, *, align: str = "left",
+              max_lines: int | None = None, valign: str = "center") -> None:
+    """Draw ``text`` wrapped inside ``rect``; extra lines are cut and the last one ellipsized."""
+    if not text or rect.width <= 0:
+        return
+    fonts = canvas.fonts
+    step = theme.line_height(size)
+    fits = max(1, rect.height // step)
+    limit = min(fits, max_lines) if max_lines else fits
+    lines = wrap(text, fonts, size, rect.width)
+    if len(lines) > limit:
+        lines = lines[:limit]
+        lines[-1] = ellipsize(lines[-1] + " ...", fonts, size, rect.width)
+    lines = [ellipsize(line, fonts, size, rect.width) for line in lines]
+    block = step * len(lines)
+    top = rect.top + (rect.height - block) // 2 if valign == "center" else rect.top
+    font = fonts.get(size)
+    for n, line in enumerate(lines):
+        if PASSWORD_DOT in line:
+            _dots(canvas, rect.left, top + n * step, step, len(line), colour)
+            continue
+        width = fonts.width(size, line)
+        lefts = {"center": rect.left + (rect.width - width) // 2, "right": rect.right - width}
+        left = lefts.get(align, rect.left)
+        canvas.text_at(left, top + n * step + (step - size) // 2 - size // 8, line, font, colour)
+
+
+def _dots(canvas: Canvas, left: int, top: int, step: int, count: int, colour: str) -> None:
+    radius = max(3, step // 8)
+    y = top + step // 2
+    for n in range(count):
+        x = left + radius + n * radius * 3
+        canvas.ellipse(Rect(x - radius, y - radius, x + radius, y + radius), fill=colour)
+
+
+def draw_icon(canvas: Canvas, rect: Rect, icon: str, colour: str) -> None:
+    """Draw an icon glyph: ``<`` back arrow, ``>`` send, ``+`` add, ``x`` close, else the text."""
+    cx, cy = rect.center
+    half = max(8, min(rect.width, rect.height) // 5)
+    stroke = max(3, half // 4)
+    if icon == "<":
+        canvas.line([(cx + half, cy), (cx - half, cy)], colour, stroke)
+        tip = [(cx - half // 5, cy - half), (cx - half, cy), (cx - half // 5, cy + half)]
+        canvas.line(tip, colour, stroke)
+    elif icon == ">":
+        canvas.polygon([(cx - half, cy - half), (cx + half, cy), (cx - half, cy + half),
+                        (cx - half // 2, cy)], colour)
+    elif icon == "+":
+        canvas.line([(cx - half, cy), (cx + half, cy)], colour, stroke)
+        canvas.line([(cx, cy - half), (cx, cy + half)], colour, stroke)
+    elif icon == "x":
+        canvas.line([(cx - half, cy - half), (cx + half, cy + half)], colour, stroke)
+        canvas.line([(cx - half, cy + half), (cx + half, cy - half)], colour, stroke)
+    else:
+        draw_text(canvas, rect, icon, half * 2, colour, align="center", max_lines=1)
+
+
+def draw_switch(canvas: Canvas, rect: Rect, on: bool, accent: str, off: str, knob: str, scale: float) -> None:
+    """A Material switch: a pill track with a round thumb, right and accented when on."""
+    width, height = round(104 * scale), round(56 * scale)
+    right = rect.right - round(24 * scale)
+    track = Rect(right - width, rect.center[1] - height // 2, right, rect.center[1] + height // 2)
+    canvas.rect(track, fill=accent if on else off, radius=height // 2)
+    pad = round(8 * scale)
+    size = height - 2 * pad
+    left = track.right - pad - size if on else track.left + pad
+    canvas.ellipse(Rect(left, track.top + pad, left + size, track.top + pad + size), fill=knob)
+
+
+def draw_checkbox(canvas: Canvas, rect: Rect, on: bool, accent: str, outline: str, scale: float,
+                  round_mark: bool = False) -> Rect:
+    """A check box (or radio button) at the left of ``rect``; returns the space left for text."""
+    size = round(54 * scale)
+    left = rect.left + round(24 * scale)
+    box = Rect(left, rect.center[1] - size // 2, left + size, rect.center[1] + size // 2)
+    if round_mark:
+        canvas.ellipse(box, outline=accent if on else outline, width=max(2, size // 10))
+        if on:
+            canvas.ellipse(box.inset(size // 4, size // 4), fill=accent)
+    else:
+        canvas.rect(box, fill=accent if on else None, outline=accent if on else outline,
+                    width=max(2, size // 10), radius=size // 8)
+        if on:
+            tick = [(box.left + size // 5, box.center[1]), (box.left + size * 2 // 5, box.bottom - size // 4),
+                    (box.right - size // 6, box.top + size // 4)]
+            canvas.line(tick, "#FFFFFF", max(3, size // 9))
+    return Rect(box.right + round(32 * scale), rect.top, rect.right, rect.bottom)
+
+
+def draw_seekbar(canvas: Canvas, rect: Rect, fraction: float, accent: str, track: str, scale: float) -> None:
+    inner = rect.inset(round(48 * scale), 0)
+    y = rect.center[1]
+    thickness = max(4, round(12 * scale))
+    canvas.rect(Rect(inner.left, y - thickness // 2, inner.right, y + thickness // 2), fill=track,
+                radius=thickness // 2)
+    x = inner.left + round(fraction * inner.width)
+    canvas.rect(Rect(inner.left, y - thickness // 2, max(inner.left + 1, x), y + thickness // 2), fill=accent,
+                radius=thickness // 2)
+    radius = round(26 * scale)
+    canvas.ellipse(Rect(x - radius, y - radius, x + radius, y + radius), fill=accent)

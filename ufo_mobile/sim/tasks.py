@@ -1,0 +1,76 @@
+"""Android-like tasks: back stacks of frames, keyed by the package that started them.
+
+The launcher's task always exists and can never be emptied. HOME brings it to the front; BACK pops
+the current task and, at its root, drops the task and returns to the launcher (the next launch
+starts the app afresh). Other tasks keep their stacks while in the background, so launching an app
+again resumes where it was left, as on a phone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Frame:
+    """One entry of a back stack: a screen of an app and what the user did to it."""
+
+    package: str
+    screen: str
+    scroll: dict[str, int] = field(default_factory=dict)
+    focus: str | None = None
+    select_all: bool = False
+
+
+class Tasks:
+    """The task list of a phone; not thread-safe on its own (the phone holds the lock)."""
+
+    def __init__(self, launcher: Frame) -> None:
+        self.launcher = launcher.package
+        self._stacks: dict[str, list[Frame]] = {self.launcher: [launcher]}
+        self.current = self.launcher
+
+    @property
+    def top(self) -> Frame:
+        """The frame on screen."""
+        return self._stacks[self.current][-1]
+
+    def has(self, owner: str) -> bool:
+        return owner in self._stacks
+
+    def home(self) -> None:
+        self.current = self.launcher
+
+    def back(self) -> None:
+        stack = self._stacks[self.current]
+        if len(stack) > 1:
+            stack.pop()
+        else:
+            self.drop(self.current)
+
+    def push(self, frame: Frame, *, replace: bool = False) -> None:
+        """Open ``frame`` on top of the current task (``replace`` swaps out the top first)."""
+        stack = self._stacks[self.current]
+        if replace and len(stack) > 1:
+            stack.pop()
+        stack.append(frame)
+
+    def switch(self, owner: str, fresh: Frame | None = None) -> None:
+        """Bring ``owner``'s task to the front; ``fresh`` starts it over from that frame."""
+        if fresh is not None:
+            self._stacks[owner] = [fresh]
+        self.current = owner
+
+    def drop(self, owner: str) -> None:
+        """Forget a task (never the launcher's); if it was in front, show the launcher."""
+        if owner == self.launcher:
+            return
+        self._stacks.pop(owner, None)
+        if self.current == owner:
+            self.current = self.launcher
+
+    def drop_package(self, package: str) -> None:
+        """Forget every task that shows a screen of ``package`` (force-stop, reinstall)."""
+        for owner in [owner for owner, stack in self._stacks.items()
+                      if any(frame.package == package for frame in stack)]:
+            self.drop(owner)
