@@ -1,0 +1,143 @@
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes import FakeDriver
+from ufo_mobile.errors import DeviceDisconnectedError
+from ufo_mobile.llm.scripted import Script, ScriptedModel
+from ufo_mobile.session import RunResult, Session
+from ufo_mobile.settings import LimitSettings, LogSettings, ModelSettings, Settings, TaskSettings
+
+TAP_WIFI = {"status": "CONTINUE", "thought": "tap", "action": {"name": "tap", "args": {"text": "Wi-Fi"}}}
+
+
+def settings(tmp_path: Path, **limits: Any) -> Settings:
+    return Settings(task=TaskSettings(text="test task"), model=ModelSettings(script=Path("unused.yaml")),
+                    limits=LimitSettings(**limits), logs=LogSettings(dir=tmp_path))
+
+
+async def run(tmp_path: Path, replies: list[Any], *, driver: FakeDriver | None = None, repeat: bool = False,
+              **limits: Any) -> tuple[RunResult, list[dict[str, Any]]]:
+    model = ScriptedModel(Script(replies=replies, repeat_last=repeat))
+    result = await Session(settings(tmp_path, **limits), device=driver or FakeDriver(), model=model).run()
+    lines = [json.loads(x) for x in (result.run_dir / "steps.jsonl").read_text().splitlines()]
+    run_json = json.loads((result.run_dir / "run.json").read_text())
+    assert run_json["status"] == result.status and run_json["reason"] == result.reason
+    return result, lines
+
+
+async def test_finish(tmp_path: Path) -> None:
+    result, lines = await run(tmp_path, [TAP_WIFI, {"status": "FINISH", "result": "all done"}])
+    assert (result.status, result.answer, result.steps) == ("FINISH", "all done", 2)
+    assert [x["status"] for x in lines] == ["CONTINUE", "FINISH"]
+
+
+async def test_max_steps(tmp_path: Path) -> None:
+    scroll_then_tap = [{"status": "CONTINUE", "thought": "s", "action": {"name": "scroll", "args": {"direction": d}}}
+                       for d in ("down", "up", "down", "up")]
+    result, lines = await run(tmp_path, scroll_then_tap, max_steps=3)
+    assert result.status == "FAIL"
+    assert result.reason == "reached the step limit (3 steps) without finishing"
+    assert len(lines) == 3
+    assert (result.run_dir / "final.png").exists()
+
+
+async def test_consecutive_failures(tmp_path: Path) -> None:
+    bad = {"status": "CONTINUE", "thought": "x", "action": {"name": "tap", "args": {"id": 404}}}
+    result, lines = await run(tmp_path, [bad], repeat=True, max_consecutive_failures=2)
+    assert result.status == "FAIL" and result.steps == 2
+    assert result.reason.startswith("2 consecutive actions failed (limit 2); last: tap failed: ")
+    assert all(x["result"]["success"] is False for x in lines)
+
+
+async def test_repeated_action_on_unchanged_screen(tmp_path: Path) -> None:
+    result, lines = await run(tmp_path, [TAP_WIFI], repeat=True, max_repeated_actions=3)
+    assert result.status == "FAIL" and result.steps == 3
+    assert "repeated 3 times on an unchanged screen" in result.reason
+    assert "tap(text='Wi-Fi')" in result.reason
+
+
+async def test_step_timeout(tmp_path: Path) -> None:
+    slow = {"delay_seconds": 5, "reply": TAP_WIFI}
+    result, lines = await run(tmp_path, [TAP_WIFI, slow], step_timeout_seconds=0.3)
+    assert result.status == "FAIL" and result.reason == "step 2 timed out after 0.3 s"
+    assert len(lines) == 2 and lines[1]["action"] is None
+    assert (lines[1]["status"], lines[1]["reason"]) == ("FAIL", "step 2 timed out after 0.3 s")
+    assert lines[1]["error"] == "cancelled: step 2 timed out after 0.3 s"
+
+
+async def test_device_error_mid_run_fails_with_reason_and_keeps_steps(tmp_path: Path) -> None:
+    class Dies(FakeDriver):
+        async def get_ui_tree(self) -> str:
+            if self.dumps >= 1:
+                raise DeviceDisconnectedError("transport closed", serial=self.serial)
+            return await super().get_ui_tree()
+
+    result, lines = await run(tmp_path, [TAP_WIFI], repeat=True, driver=Dies())
+    assert result.status == "FAIL"
+    assert result.reason == "data_collection failed: [fake-1] transport closed"
+    assert len(lines) == 2 and lines[0]["result"]["success"] is True
+    assert lines[1]["failed_phase"] == "data_collection"
+    assert (result.run_dir / "steps" / "0001" / "screenshot.png").exists()
+
+
+async def test_interrupt_ends_in_fail_interrupted_with_steps_on_disk(tmp_path: Path) -> None:
+    model = ScriptedModel(Script(replies=[TAP_WIFI, {"delay_seconds": 30, "reply": TAP_WIFI}]))
+    first_step_done = asyncio.Event()
+    session = Session(settings(tmp_path), device=FakeDriver(), model=model, on_step=lambda _: first_step_done.set())
+    task = asyncio.ensure_future(session.run())
+    await asyncio.wait_for(first_step_done.wait(), 5)
+    await asyncio.sleep(0.05)  # step 2 is now waiting for the slow model
+    assert session.context is not None
+    session.context.interrupt()
+    result = await asyncio.wait_for(task, 5)
+    assert result.status == "FAIL" and result.reason == "interrupted" and result.interrupted
+    lines = (result.run_dir / "steps.jsonl").read_text().splitlines()
+    assert len(lines) == 2
+
+
+async def test_interrupt_between_steps(tmp_path: Path) -> None:
+    model = ScriptedModel(Script(replies=[TAP_WIFI], repeat_last=True))
+    session = Session(settings(tmp_path, max_repeated_actions=50), device=FakeDriver(), model=model)
+
+    def stop_after_first(step: Any) -> None:
+        assert session.context is not None
+        session.context.interrupt()
+
+    session.on_step = stop_after_first
+    result = await session.run()
+    assert (result.status, result.reason, result.steps) == ("FAIL", "interrupted", 1)
+
+
+@pytest.mark.parametrize(("reply", "reason"), [
+    ({"status": "FAIL", "result": "the app is not installed"}, "the app is not installed"),
+    ({"status": "PAUSE", "result": "x"}, "the model answered with unknown status 'PAUSE'"),
+    ({"status": "NONE", "result": "x"}, "the model asked for status 'NONE', which is not a move from CONTINUE"),
+])
+async def test_model_status_outcomes(tmp_path: Path, reply: dict[str, Any], reason: str) -> None:
+    result, lines = await run(tmp_path, [reply])
+    assert result.status == "FAIL" and result.reason.startswith(reason)
+    assert len(lines) == 1
+
+
+async def test_malformed_reply_gets_one_reask_quoting_the_error(tmp_path: Path) -> None:
+    model = ScriptedModel(Script(replies=['{"status": "CONTINUE"}', {"status": "FINISH", "result": "ok"}]))
+    result = await Session(settings(tmp_path), device=FakeDriver(), model=model).run()
+    assert result.status == "FINISH"
+    reask = model.calls[1][-1].text()
+    assert "status CONTINUE needs an 'action' object" in reask
+    step = json.loads((result.run_dir / "steps.jsonl").read_text().splitlines()[0])
+    assert len(step["parse_errors"]) == 1
+    assert "re-ask" in (result.run_dir / "steps" / "0001" / "reply.txt").read_text()
+
+
+async def test_malformed_twice_fails(tmp_path: Path) -> None:
+    result, lines = await run(tmp_path, ["not json", "still not json"])
+    assert result.status == "FAIL"
+    assert result.reason.startswith("llm_interaction failed: the model's reply was invalid twice: ")
+    assert lines[0]["parse_errors"] and lines[0]["failed_phase"] == "llm_interaction"

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import pytest
+
+from ufo_mobile.errors import LLMOutputParseError
+from ufo_mobile.llm.reply import parse_reply
+
+
+def test_plain_json() -> None:
+    r = parse_reply('{"status": "CONTINUE", "thought": "t", "action": {"name": "tap", "args": {"id": 3}}}')
+    assert r.status == "CONTINUE" and r.action is not None and r.action.args == {"id": 3}
+    assert r.action.render() == "tap(id=3)"
+
+
+def test_fenced_json_with_prose_and_braces_in_strings() -> None:
+    text = 'Sure!\n```json\n{"status": "finish", "result": "done {really}", "thought": "a \\"quote\\""}\n```\nbye'
+    r = parse_reply(text)
+    assert r.status == "FINISH" and r.result == "done {really}"
+
+
+def test_unknown_status_is_kept_for_the_state_machine() -> None:
+    assert parse_reply('{"status": "pause", "result": "x"}').status == "PAUSE"
+
+
+@pytest.mark.parametrize(("text", "fragment"), [
+    ("no json here", "no JSON object"),
+    ('{"status": "CONTINUE", ', "not closed"),
+    ('{"status": CONTINUE}', "invalid JSON"),
+    ('{"status": "CONTINUE", "thought": "x"}', "CONTINUE needs an 'action'"),
+    ('{"status": "FINISH"}', "needs a non-empty 'result'"),
+    ('{"status": "FAIL", "result": "  "}', "needs a non-empty 'result'"),
+    ('{"thought": "x"}', "status: Field required"),
+    ('{"status": "CONTINUE", "action": {"args": {}}}', "action.name: Field required"),
+    ('{"status": "CONTINUE", "action": {"name": "tap", "args": [1]}}', "action.args"),
+])
+def test_errors_say_what_to_fix(text: str, fragment: str) -> None:
+    with pytest.raises(LLMOutputParseError) as info:
+        parse_reply(text)
+    assert fragment in str(info.value)
+    assert info.value.raw == text

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ufo_mobile.errors import ConfigError, LLMError
+from ufo_mobile.llm.scripted import Script, ScriptedModel
+from ufo_mobile.memory.messages import ChatMessage
+
+HELLO = [ChatMessage(role="user", content="hi")]
+
+
+async def test_replays_in_order_and_records_calls() -> None:
+    model = ScriptedModel(Script(replies=[{"status": "FINISH", "result": "ok"}, "raw text"]))
+    first = await model.complete(HELLO)
+    assert json.loads(first.text) == {"status": "FINISH", "result": "ok"}
+    assert (await model.complete(HELLO)).text == "raw text"
+    assert first.usage.total_tokens == 0
+    assert len(model.calls) == 2
+    with pytest.raises(LLMError, match="no reply left"):
+        await model.complete(HELLO)
+
+
+async def test_repeat_last() -> None:
+    model = ScriptedModel(Script(replies=["a", "b"], repeat_last=True))
+    assert [(await model.complete(HELLO)).text for _ in range(4)] == ["a", "b", "b", "b"]
+
+
+def test_from_file_errors_name_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "s.yaml"
+    bad.write_text("replies: []\n")
+    with pytest.raises(ConfigError, match=r"s.yaml: replies"):
+        ScriptedModel.from_file(bad)
+    bad.write_text("replies: [\n")
+    with pytest.raises(ConfigError, match=r"s.yaml:2: invalid YAML"):
+        ScriptedModel.from_file(bad)
+    with pytest.raises(ConfigError, match="cannot read"):
+        ScriptedModel.from_file(tmp_path / "missing.yaml")

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+import pytest
+
+from ufo_mobile.memory import reducers as r
+from ufo_mobile.memory.messages import ChatMessage
+from ufo_mobile.memory.state import ActionEntry, SharedState
+
+
+def test_append_dedup_replaces_same_id_in_place() -> None:
+    a1, b, a2 = {"id": "a", "v": 1}, {"id": "b", "v": 2}, {"id": "a", "v": 3}
+    assert r.append_dedup([a1, b], a2) == [a2, b]
+    assert r.append_dedup([a1], [b, {"id": "c"}]) == [a1, b, {"id": "c"}]
+
+
+def test_append_dedup_items_without_id_always_append() -> None:
+    assert r.append_dedup([{"x": 1}], {"x": 1}) == [{"x": 1}, {"x": 1}]
+
+
+def test_strings_are_their_own_id() -> None:
+    assert r.append_dedup(["com.a", "com.b"], ["com.a", "com.c"]) == ["com.a", "com.b", "com.c"]
+
+
+def test_apply_update_uses_each_fields_reducer_and_returns_new_state() -> None:
+    state = SharedState(instruction="t", plan=["old"])
+    entry = ActionEntry(id="s1", step=1, name="tap", args={"id": 3})
+    new = r.apply_update(state, {
+        "step_number": 1,
+        "plan": ["a", "b"],
+        "action_history": entry,
+        "action_outcomes": True,
+        "summary_history": "tapped",
+        "custom_variables": {"k": 1},
+    })
+    assert state.plan == ["old"] and state.step_number == 0  # the old state is untouched
+    assert new.plan == ["a", "b"]
+    assert new.step_number == 1
+    assert new.action_history == [entry]
+    assert new.action_outcomes == [True]
+    assert new.summary_history == ["tapped"]
+    new2 = r.apply_update(new, {"step_number": 1, "action_outcomes": [False, False],
+                                "custom_variables": {"j": 2}, "action_history": entry})
+    assert new2.step_number == 2
+    assert new2.action_outcomes == [True, False, False]
+    assert new2.custom_variables == {"k": 1, "j": 2}
+    assert len(new2.action_history) == 1  # same id: replaced, not duplicated
+    assert new2.consecutive_failures() == 2
+
+
+def test_add_messages_merges_by_id() -> None:
+    m1 = ChatMessage(role="user", content="one", id="m1")
+    m1b = ChatMessage(role="user", content="one again", id="m1")
+    m2 = ChatMessage(role="assistant", content="two", id="m2")
+    state = r.apply_update(SharedState(), {"message_history": [m1, m2]})
+    state = r.apply_update(state, {"message_history": m1b})
+    assert [m.text() for m in state.message_history] == ["one again", "two"]
+
+
+def test_unknown_field_is_an_error() -> None:
+    with pytest.raises(KeyError, match="no field 'plann'"):
+        r.apply_update(SharedState(), {"plann": []})
+
+
+def test_invalid_value_is_rejected() -> None:
+    with pytest.raises(ValueError):
+        r.apply_update(SharedState(), {"width": "wide"})
+
+
+def test_empty_update_is_identity() -> None:
+    state = SharedState()
+    assert r.apply_update(state, None) is state
+    assert r.apply_update(state, {}) is state

@@ -1,0 +1,173 @@
+"""End-to-end runs through the command line on the simulated phone with the scripted model."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ufo_mobile.cli import main
+from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.session import Session
+from ufo_mobile.settings import load_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "config" / "tasks" / "demo.yaml"
+TASKS = ROOT / "tests" / "data" / "tasks"
+STEP_FILES = {"screenshot.png", "annotated.png", "controls.json", "screen.txt", "prompt.json", "reply.txt",
+              "timings.json"}
+
+
+def run_cli(*args: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = main(list(args), out=out)
+    return code, out.getvalue()
+
+
+def only_run_dir(log_dir: Path) -> Path:
+    (run_dir,) = list(log_dir.iterdir())
+    return run_dir
+
+
+def steps_of(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in (run_dir / "steps.jsonl").read_text().splitlines()]
+
+
+def test_demo_finishes_and_leaves_every_file_for_every_step(tmp_path: Path) -> None:
+    code, out = run_cli("run", str(DEMO), "--log-dir", str(tmp_path))
+    assert code == 0, out
+    assert "FINISH after 4 steps" in out and "Wi-Fi is on." in out
+    assert out.count("\nstep ") == 4
+    run_dir = only_run_dir(tmp_path)
+    result = json.loads((run_dir / "run.json").read_text())
+    assert result["status"] == "FINISH" and result["outcome"] == "success" and result["steps"] == 4
+    assert result["prompt_tokens"] == 0 and result["cost_usd"] == 0
+    lines = steps_of(run_dir)
+    assert [x["step"] for x in lines] == [1, 2, 3, 4]
+    for line in lines:
+        folder = run_dir / "steps" / f"{line['step']:04d}"
+        present = {p.name for p in folder.iterdir()}
+        assert STEP_FILES <= present, (line["step"], present)
+        if line["status"] == "CONTINUE":
+            assert {"action.json", "result.json"} <= present
+            assert json.loads((folder / "result.json").read_text())["success"] is True
+        assert set(line["timings"]) == {"data_collection", "llm_interaction", "action_execution", "memory_update"}
+        assert (folder / "screenshot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert json.loads((folder / "controls.json").read_text())
+        assert line["files"]["screenshot"] == f"steps/{line['step']:04d}/screenshot.png"
+    transitions = [json.loads(x) for x in (run_dir / "run.log").read_text().splitlines()
+                   if '"transition"' in x]
+    assert [(t["from"], t["to"]) for t in transitions] == [
+        ("NONE", "CONTINUE"), ("CONTINUE", "CONTINUE"), ("CONTINUE", "CONTINUE"), ("CONTINUE", "CONTINUE"),
+        ("CONTINUE", "FINISH")]
+    assert all(t["run_id"] == run_dir.name for t in transitions)
+
+
+async def test_demo_turns_wifi_on_in_the_simulator(tmp_path: Path) -> None:
+    settings = load_settings(DEMO, overrides={"logs": {"dir": str(tmp_path)}})
+    driver = SimDriver()
+    assert driver.phone.state("com.android.settings")["wifi"] is False
+    result = await Session(settings, device=driver).run()
+    assert result.status == "FINISH"
+    assert driver.phone.state("com.android.settings")["wifi"] is True
+    assert 'checked="true"' in (await driver.get_ui_tree())
+
+
+@pytest.mark.parametrize(("task", "steps", "reason"), [
+    ("fail_model.yaml", 2, "no fax app is installed on this phone"),
+    ("out_of_steps.yaml", 3, "reached the step limit (3 steps) without finishing"),
+    ("malformed.yaml", 2, "llm_interaction failed: the model's reply was invalid twice: "
+                          "the JSON object in the reply is not closed"),
+    ("unknown_status.yaml", 2, "the model answered with unknown status 'DONE' (expected one of CONTINUE, FINISH, "
+                               "FAIL)"),
+])
+def test_failing_tasks_end_in_fail_with_reason_and_steps_on_disk(tmp_path: Path, task: str, steps: int,
+                                                                   reason: str) -> None:
+    code, out = run_cli("run", str(TASKS / task), "--log-dir", str(tmp_path))
+    assert code == 1, out
+    assert f"FAIL after {steps} steps" in out and reason in out
+    run_dir = only_run_dir(tmp_path)
+    result = json.loads((run_dir / "run.json").read_text())
+    assert (result["status"], result["outcome"], result["reason"], result["steps"]) == ("FAIL", "failed", reason,
+                                                                                         steps)
+    lines = steps_of(run_dir)
+    assert len(lines) == steps
+    for line in lines:
+        assert (run_dir / "steps" / f"{line['step']:04d}" / "screenshot.png").exists()
+    assert (run_dir / "final.png").exists()
+    moves = [(t["from"], t["to"]) for t in map(json.loads, (run_dir / "run.log").read_text().splitlines())
+             if t["event"] == "transition"]
+    assert moves[-2:] == [("CONTINUE", "FAIL"), ("FAIL", "FINISH")]
+
+
+def test_malformed_reply_was_reasked_once(tmp_path: Path) -> None:
+    run_cli("run", str(TASKS / "malformed.yaml"), "--log-dir", str(tmp_path))
+    step2 = steps_of(only_run_dir(tmp_path))[1]
+    assert len(step2["parse_errors"]) == 2
+    assert step2["parse_errors"][0] == "the reply contains no JSON object"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["run", "missing.yaml"], "missing.yaml: cannot read"),
+    (["run", str(DEMO), "--max-steps", "0"], "--max-steps: must be a positive number"),
+    (["run", str(DEMO), "--device", "pixel-9"], "--device: unknown device 'pixel-9'"),
+])
+def test_usage_errors_exit_2_with_one_line(args: list[str], message: str, capsys: pytest.CaptureFixture[str],
+                                           tmp_path: Path) -> None:
+    code, _ = run_cli(*args, "--log-dir", str(tmp_path))
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_bad_task_file_via_subprocess_has_no_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("task: x\nmodel: {script: s.yaml}\nlimits:\n  max_stepz: 3\n")
+    proc = subprocess.run([sys.executable, "-m", "ufo_mobile", "run", str(bad)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=60, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"error: {bad}:4: limits.max_stepz: unknown key"
+
+
+def test_ctrl_c_ends_in_fail_interrupted_with_exit_130(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "ufo_mobile", "run", str(TASKS / "slow.yaml"), "--log-dir",
+                             str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert proc.stdout is not None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # wait for step 1's progress line
+            line = proc.stdout.readline()
+            if line.startswith("step   1"):
+                break
+        time.sleep(0.5)  # step 2 is waiting for the slow model now
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "FAIL after 2 steps" in out and "interrupted" in out
+    run_dir = only_run_dir(tmp_path)
+    result = json.loads((run_dir / "run.json").read_text())
+    assert (result["status"], result["reason"]) == ("FAIL", "interrupted")
+    lines = steps_of(run_dir)
+    assert [x["step"] for x in lines] == [1, 2]
+    assert lines[1]["reason"] == "interrupted"
+
+
+def test_help_lists_the_run_options() -> None:
+    proc = subprocess.run([sys.executable, "-m", "ufo_mobile", "run", "--help"], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0
+    for option in ("--device", "--max-steps", "--log-dir", "--config"):
+        assert option in proc.stdout

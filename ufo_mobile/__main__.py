@@ -1,0 +1,5 @@
+import sys
+
+from ufo_mobile.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""agents layer of ufo_mobile (see DESIGN.md)."""

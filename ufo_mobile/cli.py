@@ -1,0 +1,120 @@
+"""Command line: ``python -m ufo_mobile run TASK.yaml``.
+
+Exit codes: 0 the task finished, 1 it failed, 2 usage or configuration error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from ufo_mobile.errors import ConfigError
+from ufo_mobile.processors.context import StepContext
+from ufo_mobile.session import RunResult, Session
+from ufo_mobile.settings import Settings, load_settings
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m ufo_mobile",
+                                     description="Run LLM agents that operate Android phones.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = sub.add_parser("run", help="run a YAML task file",
+                         description="Run a task file; exit 0 when it finishes, 1 when it fails.")
+    run.add_argument("task", type=Path, help="task file (YAML), e.g. config/tasks/demo.yaml")
+    run.add_argument("--device", help="device to use: 'sim' (the built-in simulated phone)")
+    run.add_argument("--max-steps", type=int, metavar="N", help="override limits.max_steps")
+    run.add_argument("--log-dir", type=Path, metavar="DIR", help="where run directories go (default logs/)")
+    run.add_argument("--config", type=Path, metavar="FILE",
+                     help="defaults file (default: default.yaml next to or above the task file)")
+    run.add_argument("--quiet", action="store_true", help="print only the final summary")
+    return parser
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if args.device is not None:
+        if args.device != "sim":
+            raise ConfigError(f"unknown device {args.device!r}; available: sim", key="--device")
+        out["device"] = {"kind": "sim"}
+    if args.max_steps is not None:
+        if args.max_steps <= 0:
+            raise ConfigError("must be a positive number of steps", key="--max-steps")
+        out["limits"] = {"max_steps": args.max_steps}
+    if args.log_dir is not None:
+        out["logs"] = {"dir": str(args.log_dir)}
+    return out
+
+
+def format_step(step: StepContext) -> str:
+    """One progress line: step, status, action, outcome, phase timings."""
+    action = step.action.render() if step.action else "-"
+    if len(action) > 48:
+        action = action[:47] + "…"
+    if step.result is not None:
+        outcome = ("ok   " if step.result.success else "FAIL ") + step.result.summary
+    elif step.reason:
+        outcome = step.reason
+    else:
+        outcome = ""
+    if len(outcome) > 70:
+        outcome = outcome[:69] + "…"
+    short = {"data_collection": "obs", "llm_interaction": "llm", "action_execution": "act",
+             "memory_update": "mem"}
+    times = " ".join(f"{short.get(k, k)} {v * 1000:.0f}ms" for k, v in step.timings.items()
+                     if k != "memory_update")
+    return f"step {step.step:>3}  {step.status:<8}  {action:<48}  {outcome}  [{times}]"
+
+
+def format_summary(result: RunResult) -> str:
+    head = f"{result.status} after {result.steps} step{'s' if result.steps != 1 else ''}"
+    head += f" in {result.duration_seconds:.1f} s"
+    detail = result.answer or result.reason
+    lines = [f"{head}: {detail}" if detail else head,
+             f"run directory: {result.run_dir}",
+             f"tokens: {result.prompt_tokens} prompt + {result.completion_tokens} completion, "
+             f"cost ${result.cost_usd:.4f}"]
+    return "\n".join(lines)
+
+
+def _exit_code(result: RunResult) -> int:
+    if result.interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if result.ok else EXIT_FAIL
+
+
+def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    settings: Settings = load_settings(args.task, config_path=args.config, overrides=_overrides(args))
+
+    def progress(step: StepContext) -> None:
+        print(format_step(step), file=out, flush=True)
+
+    session = Session(settings, handle_signals=True, on_step=None if args.quiet else progress)
+    print(f"run {session.run_id}: {settings.task.text}", file=out, flush=True)
+    result = asyncio.run(session.run())
+    print(format_summary(result), file=out, flush=True)
+    return _exit_code(result)
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    logging.getLogger("transitions").setLevel(logging.WARNING)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "run":
+            return cmd_run(args, out)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    parser.error(f"unknown command {args.command}")
+    return EXIT_USAGE  # pragma: no cover

@@ -1,0 +1,1 @@
+"""host layer of ufo_mobile (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""llm layer of ufo_mobile (see DESIGN.md)."""

@@ -1,0 +1,116 @@
+"""The reply schema every model must produce, and the parser that enforces it.
+
+A reply is one JSON object::
+
+    {"status": "CONTINUE" | "FINISH" | "FAIL",
+     "observation": "what is on screen",
+     "thought": "why the next action",
+     "action": {"name": "tap", "args": {"id": 3}},     # required for CONTINUE
+     "plan": ["remaining", "steps"],
+     "result": "answer or reason"}                      # required for FINISH and FAIL
+
+``status`` is a top-level field and is normalised to upper case but not checked against the
+known statuses here: an unknown status is the state machine's business (it ends the run in FAIL
+with a reason), not a formatting error to re-ask about.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from ufo_mobile.errors import LLMOutputParseError
+from ufo_mobile.states.status import MobileAgentStatus
+
+
+class ActionCall(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = Field(min_length=1)
+    args: dict[str, Any] = Field(default_factory=dict)
+
+    def render(self) -> str:
+        """``tap(id=3)``: how the action is shown in progress lines and logs."""
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
+        return f"{self.name}({inner})"
+
+
+class AgentReply(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    status: str = Field(min_length=1)
+    observation: str = ""
+    thought: str = ""
+    action: ActionCall | None = None
+    plan: list[str] = Field(default_factory=list)
+    result: str = ""
+
+    @field_validator("status")
+    @classmethod
+    def _normalise_status(cls, value: str) -> str:
+        return value.strip().upper()
+
+    @model_validator(mode="after")
+    def _check_contract(self) -> AgentReply:
+        if self.status == MobileAgentStatus.CONTINUE and self.action is None:
+            raise ValueError("status CONTINUE needs an 'action' object")
+        if self.status in (MobileAgentStatus.FINISH, MobileAgentStatus.FAIL) and not self.result.strip():
+            raise ValueError(f"status {self.status} needs a non-empty 'result' (the answer or the reason)")
+        return self
+
+
+def extract_json_object(text: str) -> str:
+    """The first balanced ``{...}`` block of ``text`` (fences and prose around it are ignored)."""
+    start = text.find("{")
+    if start < 0:
+        raise LLMOutputParseError("the reply contains no JSON object", raw=text)
+    depth = 0
+    in_string = False
+    escaped = False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start : i + 1]
+    raise LLMOutputParseError("the JSON object in the reply is not closed", raw=text)
+
+
+def _describe(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors():
+        loc = ".".join(str(x) for x in item["loc"]) or "reply"
+        parts.append(f"{loc}: {item['msg']}")
+    return "; ".join(parts)
+
+
+def parse_reply(text: str) -> AgentReply:
+    """Parse and validate a model reply.
+
+    Raises:
+        LLMOutputParseError: not JSON, or JSON that breaks the schema; the message says what to fix.
+    """
+    block = extract_json_object(text)
+    try:
+        data = json.loads(block)
+    except json.JSONDecodeError as exc:
+        raise LLMOutputParseError(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                                  raw=text) from exc
+    if not isinstance(data, dict):
+        raise LLMOutputParseError("the reply must be a JSON object", raw=text)
+    try:
+        return AgentReply.model_validate(data)
+    except ValidationError as exc:
+        raise LLMOutputParseError(_describe(exc), raw=text) from exc

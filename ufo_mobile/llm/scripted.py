@@ -1,0 +1,88 @@
+"""An offline model that replays replies from a YAML script.
+
+Script file::
+
+    delay_seconds: 0        # optional wait before every reply (tests of timeouts and Ctrl-C)
+    repeat_last: false      # keep answering with the last reply once the script is used up
+    replies:
+      - status: CONTINUE    # a mapping is sent as the JSON a real model would write
+        thought: Open Settings
+        action: {name: launch_app, args: {app: Settings}}
+      - "not JSON at all"   # a string is sent verbatim (malformed replies)
+
+An entry may also be ``{delay_seconds: 5, reply: {...}}`` to delay just that reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ufo_mobile.errors import ConfigError, LLMError
+from ufo_mobile.llm.base import Completion
+from ufo_mobile.memory.messages import ChatMessage
+
+
+class Script(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    delay_seconds: float = Field(default=0.0, ge=0)
+    repeat_last: bool = False
+    replies: list[str | dict[str, Any]] = Field(min_length=1)
+
+
+class ScriptedModel:
+    """Replays a script; records every conversation it was shown in ``.calls``."""
+
+    def __init__(self, script: Script, *, name: str = "scripted") -> None:
+        self.name = name
+        self.script = script
+        self.calls: list[list[ChatMessage]] = []
+        self._next = 0
+
+    @classmethod
+    def from_file(cls, path: Path) -> ScriptedModel:
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot read model script: {exc.strerror}", path=str(path)) from exc
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            raise ConfigError(f"invalid YAML: {getattr(exc, 'problem', exc)}", path=str(path),
+                              line=mark.line + 1 if mark else None) from exc
+        try:
+            return cls(Script.model_validate(data), name=f"scripted:{path.name}")
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            key = ".".join(str(x) for x in err["loc"])
+            raise ConfigError(err["msg"], path=str(path), key=key) from exc
+
+    @staticmethod
+    def _render(entry: str | dict[str, Any]) -> tuple[str, float | None]:
+        if isinstance(entry, str):
+            return entry, None
+        if "reply" in entry and set(entry) <= {"reply", "delay_seconds"}:
+            inner, _ = ScriptedModel._render(entry["reply"])
+            return inner, float(entry.get("delay_seconds", 0))
+        return json.dumps(entry, ensure_ascii=False), None
+
+    async def complete(self, messages: Sequence[ChatMessage]) -> Completion:
+        self.calls.append(list(messages))
+        replies = self.script.replies
+        if self._next >= len(replies):
+            if not self.script.repeat_last:
+                raise LLMError(f"the scripted model has no reply left (script has {len(replies)})")
+            index = len(replies) - 1
+        else:
+            index = self._next
+            self._next += 1
+        text, delay = self._render(replies[index])
+        wait = self.script.delay_seconds if delay is None else delay
+        if wait:
+            await asyncio.sleep(wait)
+        return Completion(text=text, model=self.name)

@@ -1,0 +1,1 @@
+"""memory layer of ufo_mobile (see DESIGN.md)."""

@@ -1,0 +1,47 @@
+"""Chat messages as the runtime keeps them: provider-neutral, images as bytes."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Role = Literal["system", "user", "assistant"]
+
+
+class TextPart(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    type: Literal["text"] = "text"
+    text: str
+
+
+class ImagePart(BaseModel):
+    """A PNG image for the model. ``label`` names it in logs instead of the bytes."""
+
+    model_config = ConfigDict(frozen=True)
+    type: Literal["image"] = "image"
+    png: bytes = Field(repr=False)
+    label: str = "screenshot"
+    detail: Literal["low", "high", "auto"] = "auto"
+
+
+ContentPart = TextPart | ImagePart
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+    role: Role
+    content: str | list[ContentPart]
+    id: str | None = None
+
+    def text(self) -> str:
+        """The text of the message, images replaced by a ``[image: label]`` marker."""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(
+            p.text if isinstance(p, TextPart) else f"[image: {p.label}]" for p in self.content
+        )
+
+    def to_log(self) -> dict[str, object]:
+        """A JSON-safe form for the run directory (no image bytes)."""
+        return {"role": self.role, "content": self.text()}

@@ -1,0 +1,91 @@
+"""Reducers: how a partial update from a phase is merged into the shared state.
+
+Each field of ``SharedState`` names its reducer in ``Annotated`` metadata. A phase never mutates
+the state; it returns a mapping of field -> value and ``apply_update`` merges it field by field,
+returning a new state. Unknown fields are an error (a typo must not silently drop data).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+Reducer = Callable[[Any, Any], Any]
+M = TypeVar("M", bound=BaseModel)
+
+
+def replace(old: Any, new: Any) -> Any:
+    """The new value wins."""
+    return new
+
+
+def add(old: Any, new: Any) -> Any:
+    """Numbers add up (counters, token totals)."""
+    return old + new
+
+
+def append(old: list[Any], new: Any) -> list[Any]:
+    """Append one item or a list of items."""
+    items = new if isinstance(new, list) else [new]
+    return [*old, *items]
+
+
+def _item_id(item: Any) -> Any:
+    if isinstance(item, str | int):
+        return item
+    if isinstance(item, Mapping):
+        return item.get("id")
+    return getattr(item, "id", None)
+
+
+def append_dedup(old: list[Any], new: Any) -> list[Any]:
+    """Append items, replacing in place any existing item with the same ``id`` (or equal string)."""
+    items = new if isinstance(new, list) else [new]
+    merged = list(old)
+    positions = {_item_id(x): i for i, x in enumerate(merged) if _item_id(x) is not None}
+    for item in items:
+        key = _item_id(item)
+        if key is not None and key in positions:
+            merged[positions[key]] = item
+        else:
+            if key is not None:
+                positions[key] = len(merged)
+            merged.append(item)
+    return merged
+
+
+def add_messages(old: list[Any], new: Any) -> list[Any]:
+    """Append chat messages; a message whose ``id`` is already present replaces it."""
+    return append_dedup(old, new)
+
+
+def merge_dict(old: dict[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """Shallow merge of mappings (custom variables)."""
+    return {**old, **new}
+
+
+def reducer_of(model: type[BaseModel], field: str) -> Reducer:
+    info = model.model_fields[field]
+    for meta in info.metadata:
+        if callable(meta):
+            return meta  # type: ignore[no-any-return]
+    return replace
+
+
+def apply_update(state: M, update: Mapping[str, Any] | None) -> M:
+    """Merge ``update`` into ``state`` through each field's reducer; return the new state.
+
+    Raises:
+        KeyError: ``update`` names a field the state does not have.
+    """
+    if not update:
+        return state
+    model = type(state)
+    values: dict[str, Any] = {}
+    for name, value in update.items():
+        if name not in model.model_fields:
+            raise KeyError(f"{model.__name__} has no field {name!r}")
+        values[name] = reducer_of(model, name)(getattr(state, name), value)
+    return model.model_validate({**dict(state), **values})

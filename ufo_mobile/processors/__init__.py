@@ -1,0 +1,1 @@
+"""processors layer of ufo_mobile (see DESIGN.md)."""

@@ -1,0 +1,67 @@
+"""The typed context of one step, filled in phase by phase."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ufo_mobile.llm.base import Usage
+from ufo_mobile.memory.messages import ChatMessage
+from ufo_mobile.memory.state import SharedState
+from ufo_mobile.states.status import MobileAgentStatus
+
+if TYPE_CHECKING:
+    from ufo_mobile.device.base import AppInfo, CurrentApp
+    from ufo_mobile.llm.reply import ActionCall, AgentReply
+    from ufo_mobile.memory.records import StepRecord
+    from ufo_mobile.tools.registry import ActionResult
+    from ufo_mobile.ui.state import UIState
+
+
+@dataclass
+class Observation:
+    """What the agent saw at the start of a step."""
+
+    observation_id: str
+    screenshot: bytes
+    ui_state: UIState
+    current_app: CurrentApp
+    apps: list[AppInfo]
+    screen_size: tuple[int, int]
+    annotated: bytes | None = None
+    model_image: bytes | None = None
+    model_image_scale: float = 1.0
+    cache_hit: bool = False
+    dump_attempts: int = 1
+
+
+@dataclass
+class StepContext:
+    """Everything one step produced. Phases write their own fields; the recorder reads all."""
+
+    run_id: str
+    step: int
+    agent_name: str
+    request: str
+    shared: SharedState
+    observation: Observation | None = None
+    messages: list[ChatMessage] = field(default_factory=list)
+    raw_replies: list[str] = field(default_factory=list)
+    parse_errors: list[str] = field(default_factory=list)
+    reply: AgentReply | None = None
+    action: ActionCall | None = None
+    result: ActionResult | None = None
+    status: str = MobileAgentStatus.CONTINUE
+    reason: str = ""
+    error: str | None = None
+    failed_phase: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    usage: Usage = Usage()
+    cache: dict[str, int] = field(default_factory=dict)
+    record: StepRecord | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def fail(self, reason: str) -> None:
+        """End the task: the agent moves to FAIL with ``reason`` after this step."""
+        self.status = MobileAgentStatus.FAIL
+        self.reason = reason

@@ -1,0 +1,46 @@
+"""Phase 4: the typed step record, appended to memory, and the step's messages in shared state."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from ufo_mobile.memory.records import StepRecord
+from ufo_mobile.processors.context import StepContext
+
+
+def record_from(ctx: StepContext) -> StepRecord:
+    action = ctx.action
+    obs = ctx.observation
+    return StepRecord(
+        step=ctx.step,
+        agent=ctx.agent_name,
+        observation_id=obs.observation_id if obs else "",
+        current_app=obs.current_app.package if obs else "",
+        status=ctx.status,
+        reason=ctx.reason,
+        thought=ctx.reply.thought if ctx.reply else "",
+        action=action.model_dump() if action else None,
+        action_text=action.render() if action else "",
+        success=ctx.result.success if ctx.result else None,
+        summary=ctx.result.summary if ctx.result else "",
+        error=ctx.error,
+        raw_reply=ctx.raw_replies[-1] if ctx.raw_replies else "",
+        timings=dict(ctx.timings),
+    )
+
+
+class MemoryUpdate:
+    """Runs even after a failed phase, so a failed step is remembered too."""
+
+    name: ClassVar[str] = "memory_update"
+    always: ClassVar[bool] = True
+
+    def __init__(self, records: list[StepRecord]) -> None:
+        self.records = records
+
+    async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
+        record = record_from(ctx)
+        self.records.append(record)
+        ctx.record = record
+        return {"step_number": 1, "message_history": record.to_messages()}

@@ -1,0 +1,70 @@
+"""Writes a step's bundle to the run directory. Runs in the processor's ``finally``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ufo_mobile.processors.context import StepContext
+from ufo_mobile.trace.writer import RunWriter
+
+REASK_SEPARATOR = "\n\n----- re-ask -----\n\n"
+
+
+class StepRecorder:
+    def __init__(self, writer: RunWriter) -> None:
+        self.writer = writer
+
+    async def __call__(self, ctx: StepContext) -> None:
+        # Synchronous on purpose: the files are small, and a cancelled step must still be written.
+        self.record(ctx)
+
+    def record(self, ctx: StepContext) -> None:
+        folder = f"steps/{ctx.step:04d}"
+        files: dict[str, str] = {}
+
+        def put(name: str, content: Any) -> None:
+            self.writer.write_file(f"{folder}/{name}", content)
+            files[name.split(".")[0]] = f"{folder}/{name}"
+
+        obs = ctx.observation
+        if obs is not None:
+            put("screenshot.png", obs.screenshot)
+            if obs.annotated is not None:
+                put("annotated.png", obs.annotated)
+            put("controls.json", [obs.ui_state.get_element_info(c.index) for c in obs.ui_state.elements])
+            put("screen.txt", obs.ui_state.formatted_text)
+        if ctx.messages:
+            put("prompt.json", [m.to_log() for m in ctx.messages])
+        if ctx.raw_replies:
+            put("reply.txt", REASK_SEPARATOR.join(ctx.raw_replies))
+        if ctx.reply is not None:
+            put("action.json", ctx.reply.model_dump(mode="json"))
+        if ctx.result is not None:
+            put("result.json", ctx.result.to_dict())
+        put("timings.json", ctx.timings)
+        self.writer.append_step(self.line(ctx, files))
+
+    @staticmethod
+    def line(ctx: StepContext, files: dict[str, str]) -> dict[str, Any]:
+        obs = ctx.observation
+        return {
+            "step": ctx.step,
+            "agent": ctx.agent_name,
+            "status": ctx.status,
+            "reason": ctx.reason,
+            "observation_id": obs.observation_id if obs else None,
+            "current_app": obs.current_app.package if obs else None,
+            "controls": len(obs.ui_state.elements) if obs else 0,
+            "dump_attempts": obs.dump_attempts if obs else 0,
+            "cache": ctx.cache,
+            "thought": ctx.reply.thought if ctx.reply else None,
+            "action": ctx.action.model_dump(mode="json") if ctx.action else None,
+            "result": ctx.result.to_dict() if ctx.result else None,
+            "parse_errors": ctx.parse_errors,
+            "error": ctx.error,
+            "failed_phase": ctx.failed_phase,
+            "timings": {k: round(v, 4) for k, v in ctx.timings.items()},
+            "usage": {"prompt_tokens": ctx.usage.prompt_tokens, "completion_tokens": ctx.usage.completion_tokens,
+                      "cost_usd": ctx.usage.cost_usd},
+            "files": files,
+        }

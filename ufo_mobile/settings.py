@@ -1,0 +1,252 @@
+"""Typed settings, loaded once from YAML and passed down explicitly.
+
+Precedence, lowest first: the defaults in these models, ``config/default.yaml`` (looked up next to
+the task file and in its parent directory, or given with ``--config``), the task file, then CLI
+overrides. Unknown keys are errors. Strings may use ``${ENV_VAR}``; a missing variable is an
+error naming the key. Every error is a ``ConfigError`` whose text is one line:
+``file:line: key.path: what is wrong``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+from ufo_mobile.errors import ConfigError
+
+_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ModelSettings(_Strict):
+    kind: Literal["scripted"] = "scripted"
+    script: Path | None = Field(default=None, description="reply script for the scripted model")
+    name: str = "gpt-4o"
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    temperature: float = Field(default=0.0, ge=0, le=2)
+    max_tokens: int = Field(default=1024, gt=0)
+    timeout_seconds: float = Field(default=60.0, gt=0)
+    vision: bool = True
+
+    @model_validator(mode="after")
+    def _script_needed(self) -> ModelSettings:
+        if self.kind == "scripted" and self.script is None:
+            raise ValueError("the scripted model needs 'script: <reply script file>'")
+        return self
+
+
+class SimSettings(_Strict):
+    width: int = Field(default=1080, gt=0)
+    height: int = Field(default=2400, gt=0)
+    apps: list[Path] = Field(default_factory=list, description="extra app YAML files to install")
+    start_app: str | None = None
+
+
+class DeviceSettings(_Strict):
+    kind: Literal["sim"] = "sim"
+    serial: str | None = None
+    command_timeout_seconds: float = Field(default=20.0, gt=0)
+    sim: SimSettings = SimSettings()
+
+
+class LimitSettings(_Strict):
+    max_steps: int = Field(default=20, gt=0)
+    max_consecutive_failures: int = Field(default=3, gt=0)
+    max_repeated_actions: int = Field(default=3, gt=1)
+    step_timeout_seconds: float = Field(default=120.0, gt=0)
+
+
+class PerceptionSettings(_Strict):
+    control_cache_ttl_seconds: float = Field(default=5.0, ge=0)
+    image_longest_side: int = Field(default=1280, ge=64)
+    dump_retries: int = Field(default=2, ge=0)
+    annotate: bool = True
+
+
+class AgentSettings(_Strict):
+    history_steps: int = Field(default=6, ge=0)
+    swipe_duration_ms: int = Field(default=300, gt=0)
+    max_wait_seconds: float = Field(default=10.0, gt=0)
+
+
+class LogSettings(_Strict):
+    dir: Path = Path("logs")
+
+
+class TaskSettings(_Strict):
+    text: str = Field(min_length=1)
+    name: str | None = None
+
+
+class Settings(_Strict):
+    task: TaskSettings
+    device: DeviceSettings = DeviceSettings()
+    model: ModelSettings
+    limits: LimitSettings = LimitSettings()
+    perception: PerceptionSettings = PerceptionSettings()
+    agent: AgentSettings = AgentSettings()
+    logs: LogSettings = LogSettings()
+
+    def secrets(self) -> list[str]:
+        """Secret values that must never be written anywhere."""
+        key = self.model.api_key
+        return [key.get_secret_value()] if key is not None and key.get_secret_value() else []
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+_PATH_FIELDS = {("model", "script"), ("device", "sim", "apps"), ("logs", "dir")}
+
+
+class _Doc:
+    """A YAML document as plain data plus the line of every key path."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lines: dict[tuple[str, ...], int] = {}
+        self._scalars = yaml.SafeLoader("")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read: {exc.strerror}", path=str(path)) from exc
+        try:
+            node = yaml.compose(text, Loader=yaml.SafeLoader)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise ConfigError(f"invalid YAML: {problem}", path=str(path),
+                              line=mark.line + 1 if mark else None) from exc
+        self.data: Any = {} if node is None else self._build(node, ())
+
+    def _build(self, node: yaml.Node, at: tuple[str, ...]) -> Any:
+        self.lines.setdefault(at, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            out: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key = str(key_node.value)
+                if key in out:
+                    raise ConfigError("duplicate key", path=str(self.path), key=".".join((*at, key)),
+                                      line=key_node.start_mark.line + 1)
+                self.lines[(*at, key)] = key_node.start_mark.line + 1
+                out[key] = self._build(value_node, (*at, key))
+            return out
+        if isinstance(node, yaml.SequenceNode):
+            return [self._build(v, (*at, str(i))) for i, v in enumerate(node.value)]
+        return self._scalars.construct_object(node, deep=True)  # PyYAML resolves the type
+
+    def line_of(self, key: tuple[str, ...]) -> int | None:
+        if not key:
+            return self.lines.get(())
+        for n in range(len(key), 0, -1):  # a missing key points at its nearest present parent
+            if key[:n] in self.lines:
+                return self.lines[key[:n]]
+        return None
+
+    def error(self, message: str, key: tuple[str, ...]) -> ConfigError:
+        return ConfigError(message, path=str(self.path), key=".".join(key) or None, line=self.line_of(key))
+
+
+def _interpolate(value: Any, doc: _Doc, at: tuple[str, ...], env: Mapping[str, str]) -> Any:
+    if isinstance(value, dict):
+        return {k: _interpolate(v, doc, (*at, k), env) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_interpolate(v, doc, (*at, str(i)), env) for i, v in enumerate(value)]
+    if isinstance(value, str):
+        def sub(match: re.Match[str]) -> str:
+            name = match.group(1)
+            if name not in env:
+                raise doc.error(f"environment variable {name} is not set", at)
+            return env[name]
+
+        return _ENV.sub(sub, value)
+    return value
+
+
+def _resolve_paths(data: dict[str, Any], base: Path) -> None:
+    """Relative paths in a file are relative to that file's directory."""
+    for key in _PATH_FIELDS:
+        node: Any = data
+        for part in key[:-1]:
+            node = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(node, dict) or key[-1] not in node:
+            continue
+        value = node[key[-1]]
+        if isinstance(value, str):
+            node[key[-1]] = str(base / value) if not Path(value).is_absolute() else value
+        elif isinstance(value, list):
+            node[key[-1]] = [str(base / v) if isinstance(v, str) and not Path(v).is_absolute() else v
+                             for v in value]
+
+
+def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _read(path: Path, env: Mapping[str, str], *, resolve_logs: bool) -> tuple[dict[str, Any], _Doc]:
+    doc = _Doc(path)
+    if not isinstance(doc.data, dict):
+        raise doc.error("the file must be a mapping of settings", ())
+    data = _interpolate(doc.data, doc, (), env)
+    if isinstance(data.get("task"), str):
+        data["task"] = {"text": data["task"]}
+    _resolve_paths(data, path.parent)
+    if not resolve_logs and isinstance(data.get("logs"), dict) and "dir" in doc.data.get("logs", {}):
+        data["logs"]["dir"] = doc.data["logs"]["dir"]
+    return data, doc
+
+
+def find_default_config(task_path: Path) -> Path | None:
+    for folder in (task_path.parent, task_path.parent.parent):
+        candidate = folder / "default.yaml"
+        if candidate.is_file() and candidate.resolve() != task_path.resolve():
+            return candidate
+    return None
+
+
+def load_settings(task_path: Path, *, config_path: Path | None = None,
+                  overrides: Mapping[str, Any] | None = None,
+                  env: Mapping[str, str] | None = None) -> Settings:
+    """Load the defaults file and a task file into ``Settings``.
+
+    ``logs.dir`` stays relative to the working directory (where users look for ``logs/``);
+    every other relative path is relative to the file that names it.
+
+    Raises:
+        ConfigError: one line naming the file, line and key path of the first problem.
+    """
+    env = os.environ if env is None else env
+    docs: list[_Doc] = []
+    merged: dict[str, Any] = {}
+    default_path = config_path or find_default_config(task_path)
+    for path in (default_path, task_path):
+        if path is None:
+            continue
+        data, doc = _read(path, env, resolve_logs=False)
+        docs.append(doc)
+        merged = _merge(merged, data)
+    merged = _merge(merged, overrides or {})
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = tuple(str(x) for x in err["loc"])
+        owner = next((d for d in reversed(docs)
+                      if any(key[:n] in d.lines for n in range(len(key), 0, -1))), docs[-1])
+        message = "unknown key" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
+        raise owner.error(message, key) from exc

@@ -1,0 +1,109 @@
+"""The UFO agent-state interface and the state registry.
+
+A state class registers itself on a manager class with ``@SomeStateManager.register``; that only
+records the class (a declaration, like a class attribute). Each manager *instance* builds its own
+name -> class map from those declarations (or from an explicit list, for tests) and caches one
+instance per state, so two agents, or two tests, never share state objects through a singleton.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from ufo_mobile.errors import UnknownStateError
+
+if TYPE_CHECKING:
+    from ufo_mobile.agents.base import BasicAgent
+    from ufo_mobile.context import RunContext
+
+S = TypeVar("S", bound="type[AgentState]")
+
+
+class AgentState(ABC):
+    """One state of an agent. States are stateless: everything they read lives on the agent."""
+
+    @abstractmethod
+    async def handle(self, agent: BasicAgent, context: RunContext) -> None:
+        """Do this state's work for one turn of the round loop."""
+
+    @abstractmethod
+    def next_state(self, agent: BasicAgent) -> AgentState:
+        """The state the agent should move to after ``handle``."""
+
+    def next_agent(self, agent: BasicAgent) -> BasicAgent:
+        """The agent that runs the next turn; the same one unless this state hands over."""
+        return agent
+
+    def is_round_end(self) -> bool:
+        return False
+
+    def is_subtask_end(self) -> bool:
+        return False
+
+    @classmethod
+    @abstractmethod
+    def name(cls) -> str:
+        """The registry key, equal to the state name in the transitions rulebook."""
+
+    @classmethod
+    def agent_class(cls) -> type[Any]:
+        """The agent class this state belongs to (checked by ``BasicAgent.set_state``)."""
+        from ufo_mobile.agents.base import BasicAgent
+
+        return BasicAgent
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name()}>"
+
+
+class AgentStateManager(ABC):
+    """A registry of the states of one kind of agent."""
+
+    _declared: ClassVar[dict[str, type[AgentState]]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Every manager class gets its own declaration table (UFO's subclasses shared one by accident).
+        cls._declared = {}
+
+    def __init__(self, states: Iterable[type[AgentState]] | None = None) -> None:
+        chosen = type(self)._declared.values() if states is None else states
+        self._classes: dict[str, type[AgentState]] = {c.name(): c for c in chosen}
+        self._instances: dict[str, AgentState] = {}
+
+    @classmethod
+    def register(cls, state_class: S) -> S:
+        """Class decorator: declare ``state_class`` as a state of this manager's agents."""
+        cls._declared[state_class.name()] = state_class
+        return state_class
+
+    def add_state(self, state_class: type[AgentState]) -> None:
+        """Add a state to this registry instance only."""
+        self._classes[state_class.name()] = state_class
+        self._instances.pop(state_class.name(), None)
+
+    def get_state(self, name: str) -> AgentState:
+        """The cached instance of the state registered as ``name``.
+
+        Raises:
+            UnknownStateError: nothing is registered under ``name``.
+        """
+        instance = self._instances.get(name)
+        if instance is not None:
+            return instance
+        state_class = self._classes.get(name)
+        if state_class is None:
+            raise UnknownStateError(name, self.names())
+        instance = state_class()
+        self._instances[name] = instance
+        return instance
+
+    def names(self) -> list[str]:
+        return sorted(self._classes)
+
+    @property
+    @abstractmethod
+    def none_state(self) -> AgentState:
+        """The initial state, before any step."""

@@ -1,0 +1,1 @@
+"""tools layer of ufo_mobile (see DESIGN.md)."""

@@ -1,0 +1,1 @@
+"""trace layer of ufo_mobile (see DESIGN.md)."""
