@@ -92,10 +92,13 @@ def _exit_code(result: RunResult) -> int:
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     settings: Settings = load_settings(args.task, config_path=args.config, overrides=_overrides(args))
 
-    def progress(step: StepContext) -> None:
-        print(format_step(step), file=out, flush=True)
+    session = Session(settings, handle_signals=True)
 
-    session = Session(settings, handle_signals=True, on_step=None if args.quiet else progress)
+    def progress(step: StepContext) -> None:
+        print(session.redactor.text(format_step(step)), file=out, flush=True)
+
+    if not args.quiet:
+        session.on_step = progress
     print(f"run {session.run_id}: {settings.task.text}", file=out, flush=True)
     result = asyncio.run(session.run())
     print(format_summary(result), file=out, flush=True)

@@ -94,11 +94,12 @@ class Session:
         self.handle_signals = handle_signals
         self.on_step = on_step
         self.context: RunContext | None = None
+        self.redactor = Redactor(settings.secrets())
 
     async def run(self) -> RunResult:
         s = self.settings
         started = time.monotonic()
-        writer = RunWriter(Path(s.logs.dir) / self.run_id, Redactor(s.secrets()))
+        writer = RunWriter(Path(s.logs.dir) / self.run_id, self.redactor)
         logger, log_stream = make_run_logger(writer.run_dir / "run.log", writer.redactor, run_id=self.run_id)
         writer.write_run({"run_id": self.run_id, "status": "RUNNING", "task": s.task.text,
                           "settings": s.model_dump(mode="json")})
@@ -143,8 +144,8 @@ class Session:
         return RunResult(
             run_id=self.run_id,
             status=MobileAgentStatus.FAIL if failed else MobileAgentStatus.FINISH,
-            reason=agent.reason,
-            answer="" if failed else answer,
+            reason=self.redactor.text(agent.reason),
+            answer="" if failed else self.redactor.text(answer),
             steps=ctx.step,
             prompt_tokens=ctx.usage.prompt_tokens,
             completion_tokens=ctx.usage.completion_tokens,

@@ -141,3 +141,20 @@ async def test_malformed_twice_fails(tmp_path: Path) -> None:
     assert result.status == "FAIL"
     assert result.reason.startswith("llm_interaction failed: the model's reply was invalid twice: ")
     assert lines[0]["parse_errors"] and lines[0]["failed_phase"] == "llm_interaction"
+
+
+async def test_secrets_never_reach_the_run_directory(tmp_path: Path) -> None:
+    secret = "sk-test-5f1e2d3c4b5a"
+    s = Settings(task=TaskSettings(text="use the key"), limits=LimitSettings(),
+                 model=ModelSettings(script=Path("unused.yaml"), api_key=secret), logs=LogSettings(dir=tmp_path))
+    leaky = {"status": "CONTINUE", "thought": f"the key is {secret}",
+             "action": {"name": "type_text", "args": {"text": secret}}}
+    model = ScriptedModel(Script(replies=[leaky, {"status": "FAIL", "result": f"gave up with {secret}"}]))
+    result = await Session(s, device=FakeDriver(), model=model).run()
+    assert result.status == "FAIL"
+    files = [p for p in result.run_dir.rglob("*") if p.is_file()]
+    assert len(files) > 10
+    for path in files:
+        assert secret.encode() not in path.read_bytes(), path
+    assert "[REDACTED]" in (result.run_dir / "steps.jsonl").read_text()
+    assert secret not in result.reason and "[REDACTED]" in result.reason
