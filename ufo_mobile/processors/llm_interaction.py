@@ -57,22 +57,18 @@ class LLMInteraction:
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
         messages = self.build_messages(ctx)
-        ctx.messages = messages
-        text = await self._ask(ctx, messages)
-        try:
-            reply = parse_reply(text)
-        except LLMOutputParseError as first:
-            ctx.parse_errors.append(str(first))
-            reask = [*messages, ChatMessage(role="assistant", content=text),
-                     ChatMessage(role="user", content=self.templates.render("reask", error=str(first)))]
-            ctx.messages = reask
-            text = await self._ask(ctx, reask)
+        for attempt in (1, 2):  # the first answer, then one corrective re-ask
+            ctx.messages = messages
+            text = await self._ask(ctx, messages)
             try:
-                reply = parse_reply(text)
-            except LLMOutputParseError as second:
-                ctx.parse_errors.append(str(second))
-                raise LLMOutputParseError(f"the model's reply was invalid twice: {second}", raw=text) from second
-        return self._accept(ctx, reply)
+                return self._accept(ctx, parse_reply(text))
+            except LLMOutputParseError as exc:
+                ctx.parse_errors.append(str(exc))
+                if attempt == 2:
+                    raise LLMOutputParseError(f"the model's reply was invalid twice: {exc}", raw=text) from exc
+                messages = [*messages, ChatMessage(role="assistant", content=text),
+                            ChatMessage(role="user", content=self.templates.render("reask", error=str(exc)))]
+        raise AssertionError("unreachable")
 
     def _accept(self, ctx: StepContext, reply: AgentReply) -> Mapping[str, Any]:
         ctx.reply = reply
