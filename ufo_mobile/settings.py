@@ -71,6 +71,8 @@ class PerceptionSettings(_Strict):
     image_longest_side: int = Field(default=1280, ge=64)
     dump_retries: int = Field(default=2, ge=0)
     annotate: bool = True
+    settle_timeout_seconds: float = Field(default=3.0, ge=0, description="0 turns the stability check off")
+    settle_interval_seconds: float = Field(default=0.3, ge=0)
 
 
 class AgentSettings(_Strict):

@@ -62,7 +62,8 @@ class MobileAgent(BasicAgent):
                 ActionExecution(self.tools, self.device, self.cache, a),
                 MemoryUpdate(self.records),
             )
-            self._processor = Processor(phases, recorder=StepRecorder(context.writer), middleware=self.middleware)
+            recorder = StepRecorder(context.writer, annotate=p.annotate)
+            self._processor = Processor(phases, recorder=recorder, middleware=self.middleware)
         return self._processor
 
     async def process(self, context: RunContext) -> None:

@@ -28,11 +28,11 @@ class Observation:
     current_app: CurrentApp
     apps: list[AppInfo]
     screen_size: tuple[int, int]
-    annotated: bytes | None = None
     model_image: bytes | None = None
     model_image_scale: float = 1.0
     cache_hit: bool = False
     dump_attempts: int = 1
+    stability: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

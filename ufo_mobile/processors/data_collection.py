@@ -1,9 +1,20 @@
-"""Phase 1: observe the device: screenshot and controls concurrently, apps, annotation."""
+"""Phase 1: observe the device.
+
+The screenshot and the UI dump are taken together (concurrently), with the current app and, once
+per run, the installed apps. An invalid dump is re-read up to ``dump_retries`` times, then the step
+fails with the parse error. After an action the screen may still be moving, so the phase checks
+that a second dump agrees with the first (same controls and bounds) and otherwise observes again,
+until the screen is stable or ``settle_timeout_seconds`` has passed; the wait is recorded.
+Parsed controls are cached for ``control_cache_ttl_seconds``; every action drops the cache.
+The image for the model is downscaled first and annotated at that size (cheap); the full-size
+annotated screenshot for the run directory is drawn later, off the critical path, by the recorder.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import struct
+import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -36,6 +47,7 @@ class DataCollection:
         self.cache = cache
         self.settings = settings
         self._apps: list[AppInfo] | None = None
+        self._dumps = 0
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.observe")
 
     async def _apps_once(self) -> list[AppInfo]:
@@ -43,47 +55,66 @@ class DataCollection:
             self._apps = await self.device.get_apps() if self.device.supports("get_apps") else []
         return self._apps
 
-    async def _dump(self, ctx: StepContext, size: asyncio.Future[tuple[int, int]]) -> tuple[UIState, int]:
-        last: UIParseError | None = None
-        for attempt in range(1, self.settings.dump_retries + 2):
-            xml = await self.device.get_ui_tree()
+    async def _parse(self, ctx: StepContext, xml: str, size: tuple[int, int]) -> tuple[UIState, int]:
+        """Parse ``xml``; re-read the dump while it is invalid, up to the retry budget."""
+        attempts = 1
+        while True:
+            self._dumps += 1
             try:
-                state = build_ui_state(xml, observation_id=f"obs-{ctx.step:04d}-{attempt}",
-                                       screen_size=await size)
-                return state, attempt
+                return build_ui_state(xml, observation_id=f"obs-{ctx.step:04d}-{self._dumps}",
+                                      screen_size=size), attempts
             except UIParseError as exc:
-                last = exc
-                self._log.warning("ui_dump_invalid", step=ctx.step, attempt=attempt, error=str(exc))
-        assert last is not None
-        raise UIParseError(f"UI dump still invalid after {self.settings.dump_retries + 1} attempts: {last}")
+                if attempts > self.settings.dump_retries:
+                    raise UIParseError(f"UI dump still invalid after {attempts} attempts: {exc}") from exc
+                self._log.warning("ui_dump_invalid", step=ctx.step, attempt=attempts, error=str(exc))
+                attempts += 1
+                xml = await self.device.get_ui_tree()
+
+    async def _capture(self, ctx: StepContext) -> tuple[bytes, UIState, int]:
+        png, xml = await asyncio.gather(self.device.screenshot(), self.device.get_ui_tree())
+        ui, attempts = await self._parse(ctx, xml, png_size(png))
+        return png, ui, attempts
+
+    async def _settle(self, ctx: StepContext) -> tuple[bytes, UIState, int, dict[str, Any]]:
+        """Observe until two consecutive dumps agree or the settle timeout passes."""
+        png, ui, attempts = await self._capture(ctx)
+        timeout = self.settings.settle_timeout_seconds
+        if timeout <= 0 or not _after_action(ctx):
+            return png, ui, attempts, {"checked": False}
+        start, dumps, stable = time.monotonic(), 1, False
+        while True:
+            check, more = await self._parse(ctx, await self.device.get_ui_tree(), png_size(png))
+            dumps, attempts = dumps + 1, attempts + more
+            if check.formatted_text == ui.formatted_text:
+                stable = True
+                break
+            if time.monotonic() - start >= timeout:
+                break
+            await asyncio.sleep(self.settings.settle_interval_seconds)
+            png, ui, more = await self._capture(ctx)
+            dumps, attempts = dumps + 1, attempts + more
+        waited = round(time.monotonic() - start, 4)
+        if not stable:
+            self._log.warning("screen_not_stable", step=ctx.step, waited=waited, dumps=dumps)
+        return png, ui, attempts, {"checked": True, "stable": stable, "dumps": dumps, "waited_seconds": waited}
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        loop = asyncio.get_running_loop()
-        size: asyncio.Future[tuple[int, int]] = loop.create_future()
-
-        async def shot() -> bytes:
-            try:
-                png = await self.device.screenshot()
-                size.set_result(png_size(png))
-            except BaseException as exc:
-                size.set_exception(exc)
-                raise
-            return png
-
         cached = self.cache.get(self.device.serial)
-        dump = self._dump(ctx, size) if cached is None else _ready((cached, 0))
-        png, (ui, attempts), current, apps = await asyncio.gather(
-            shot(), dump, self.device.current_app(), self._apps_once())
         if cached is None:
+            (png, ui, attempts, stability), current, apps = await asyncio.gather(
+                self._settle(ctx), self.device.current_app(), self._apps_once())
             self.cache.put(self.device.serial, ui)
+        else:
+            png, current, apps = await asyncio.gather(
+                self.device.screenshot(), self.device.current_app(), self._apps_once())
+            ui, attempts, stability = cached, 0, {"checked": False}
         ctx.cache = {"hit": int(cached is not None), "hits": self.cache.hits, "misses": self.cache.misses}
-        obs = Observation(ui.observation_id, png, ui, current, apps, size.result(),
-                          cache_hit=cached is not None, dump_attempts=attempts)
-        await asyncio.to_thread(self._images, obs)
+        obs = Observation(ui.observation_id, png, ui, current, apps, png_size(png),
+                          cache_hit=cached is not None, dump_attempts=attempts, stability=stability)
+        await asyncio.to_thread(self._model_image, obs)
         ctx.observation = obs
-        previous = ctx.shared.formatted_device_state
         return {
-            "previous_formatted_device_state": previous,
+            "previous_formatted_device_state": ctx.shared.formatted_device_state,
             "formatted_device_state": ui.formatted_text,
             "focused_text": ui.focused_text,
             "current_package_name": current.package,
@@ -93,12 +124,13 @@ class DataCollection:
             "height": obs.screen_size[1],
         }
 
-    def _images(self, obs: Observation) -> None:
+    def _model_image(self, obs: Observation) -> None:
+        small, scale = downscale(obs.screenshot, self.settings.image_longest_side)
         if self.settings.annotate:
-            obs.annotated = annotate(obs.screenshot, obs.ui_state.elements)
-        source = obs.annotated or obs.screenshot
-        obs.model_image, obs.model_image_scale = downscale(source, self.settings.image_longest_side)
+            small = annotate(small, obs.ui_state.elements, screen_size=obs.screen_size)
+        obs.model_image, obs.model_image_scale = small, scale
 
 
-async def _ready(value: Any) -> Any:
-    return value
+def _after_action(ctx: StepContext) -> bool:
+    history = ctx.shared.action_history
+    return bool(history) and history[-1].step == ctx.step - 1

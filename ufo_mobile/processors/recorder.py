@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.trace.writer import RunWriter
+from ufo_mobile.ui.annotate import annotate
 
 REASK_SEPARATOR = "\n\n----- re-ask -----\n\n"
 
 
 class StepRecorder:
-    def __init__(self, writer: RunWriter) -> None:
+    def __init__(self, writer: RunWriter, *, annotate: bool = True) -> None:
         self.writer = writer
+        self.annotate = annotate
 
     async def __call__(self, ctx: StepContext) -> None:
         # Synchronous on purpose: the files are small, and a cancelled step must still be written.
@@ -29,8 +32,11 @@ class StepRecorder:
         obs = ctx.observation
         if obs is not None:
             put("screenshot.png", obs.screenshot)
-            if obs.annotated is not None:
-                put("annotated.png", obs.annotated)
+            if self.annotate:
+                # Drawn full size in the background: the next step does not wait for it.
+                self.writer.write_later(f"{folder}/annotated.png",
+                                        partial(annotate, obs.screenshot, list(obs.ui_state.elements)))
+                files["annotated"] = f"{folder}/annotated.png"
             put("controls.json", [obs.ui_state.get_element_info(c.index) for c in obs.ui_state.elements])
             put("screen.txt", obs.ui_state.formatted_text)
         if ctx.messages:
@@ -56,6 +62,9 @@ class StepRecorder:
             "current_app": obs.current_app.package if obs else None,
             "controls": len(obs.ui_state.elements) if obs else 0,
             "dump_attempts": obs.dump_attempts if obs else 0,
+            "stability": obs.stability if obs else None,
+            "model_image": {"scale": round(obs.model_image_scale, 4), "sent": obs.model_image is not None}
+            if obs else None,
             "cache": ctx.cache,
             "thought": ctx.reply.thought if ctx.reply else None,
             "action": ctx.action.model_dump(mode="json") if ctx.action else None,

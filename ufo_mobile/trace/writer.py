@@ -18,7 +18,8 @@ import json
 import os
 import re
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -81,6 +82,9 @@ class RunWriter:
         run_dir.mkdir(parents=True, exist_ok=False)
         (run_dir / "steps").mkdir()
         self._jsonl: TextIO = open(run_dir / "steps.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+        # One background thread for artifacts that are slow to make and needed by no one in the loop.
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
+        self._pending: list[Future[None]] = []
 
     def step_dir(self, step: int) -> Path:
         path = self.run_dir / "steps" / f"{step:04d}"
@@ -99,6 +103,22 @@ class RunWriter:
             path.write_text(dumps(self.redactor.data(content)), encoding="utf-8")
         return path
 
+    def write_later(self, relative: str | Path, produce: Callable[[], bytes]) -> None:
+        """Make and write an artifact in the background; a failure is written next to it as text."""
+        def job() -> None:
+            try:
+                self.write_file(relative, produce())
+            except Exception as exc:  # an artifact must never take the run down
+                self.write_file(f"{relative}.error.txt", f"{type(exc).__name__}: {exc}\n")
+
+        self._pending = [f for f in self._pending if not f.done()]
+        self._pending.append(self._background.submit(job))
+
+    def flush(self) -> None:
+        """Wait for every background artifact to be on disk."""
+        for future in list(self._pending):
+            future.result()
+
     def append_step(self, line: Mapping[str, Any]) -> None:
         """Append the step's JSONL line and push it to disk before returning."""
         self._jsonl.write(dumps(self.redactor.data(line), indent=None) + "\n")
@@ -111,5 +131,6 @@ class RunWriter:
         tmp.replace(self.run_dir / "run.json")
 
     def close(self) -> None:
+        self._background.shutdown(wait=True)
         if not self._jsonl.closed:
             self._jsonl.close()

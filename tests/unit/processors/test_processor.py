@@ -128,5 +128,5 @@ async def test_data_collection_reuses_cached_controls_until_invalidated() -> Non
     now[0] = 10.0
     await phase.run(third)  # expired
     assert driver.dumps == 2 and third.cache["hit"] == 0
-    assert first.observation.annotated is not None and first.observation.model_image is not None
+    assert first.observation.model_image is not None
     assert first.observation.model_image_scale == pytest.approx(1280 / 2400)
