@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from ufo_mobile.errors import ConfigError
+from ufo_mobile.errors import ConfigError, UIParseError
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import Settings, load_settings
@@ -34,6 +35,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--config", type=Path, metavar="FILE",
                      help="defaults file (default: default.yaml next to or above the task file)")
     run.add_argument("--quiet", action="store_true", help="print only the final summary")
+    ui = sub.add_parser("ui", help="show what the model sees on a screen (indexed controls, set-of-mark)",
+                        description="Print the indexed screen text the model would see for a uiautomator "
+                                    "dump, or its controls as JSON, and draw the annotated screenshot.")
+    ui.add_argument("dump", help="uiautomator XML dump, or - for standard input")
+    ui.add_argument("--screenshot", type=Path, metavar="PNG", help="the screenshot of the same screen")
+    ui.add_argument("--annotate", type=Path, metavar="OUT.png",
+                    help="write the annotated screenshot here (drawn from the dump when no --screenshot)")
+    ui.add_argument("--json", action="store_true", help="print the controls as JSON instead of the text")
     return parser
 
 
@@ -105,6 +114,46 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     return _exit_code(result)
 
 
+def _read_input(path: str, what: str, *, binary: bool = False) -> Any:
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read() if binary else sys.stdin.read()
+        return Path(path).read_bytes() if binary else Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what}: {exc.strerror}", path=path) from exc
+
+
+def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
+    from ufo_mobile.processors.data_collection import png_size
+    from ufo_mobile.ui.annotate import annotate, render_blank
+    from ufo_mobile.ui.state import build_ui_state
+
+    xml = _read_input(args.dump, "the dump")
+    png = _read_input(str(args.screenshot), "the screenshot", binary=True) if args.screenshot else None
+    try:
+        size = png_size(png) if png is not None else None
+    except UIParseError as exc:
+        raise ConfigError(str(exc), path=str(args.screenshot)) from exc
+    try:
+        state = build_ui_state(xml, observation_id="cli", screen_size=size)
+    except UIParseError as exc:
+        raise ConfigError(str(exc), path=args.dump) from exc
+    if args.json:
+        controls = [state.get_element_info(c.index) for c in state.elements]
+        print(json.dumps({"phone_state": state.phone_state, "controls": controls}, ensure_ascii=False, indent=2),
+              file=out)
+    else:
+        print(state.formatted_text, file=out)
+    if args.annotate is not None:
+        size = (state.screen_width, state.screen_height)
+        image = annotate(png, state.elements) if png is not None else render_blank(state.elements, size)
+        if png is None:
+            image = annotate(image, state.elements)
+        args.annotate.write_bytes(image)
+        print(f"annotated screenshot: {args.annotate}", file=sys.stderr)
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     logging.getLogger("transitions").setLevel(logging.WARNING)
@@ -113,6 +162,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     try:
         if args.command == "run":
             return cmd_run(args, out)
+        if args.command == "ui":
+            return cmd_ui(args, out)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
