@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from lxml import etree
 
@@ -24,6 +25,7 @@ from ufo_mobile.errors import UIParseError
 _INVALID_XML_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
 _EMPTY_HIERARCHY = re.compile(rb"<hierarchy\b[^<>]*/>")
 _WRAPPER_TAGS = frozenset({"display", "window", "windows", "displays"})
+_BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,13 +40,11 @@ class Bounds:
     @classmethod
     def parse(cls, text: str) -> Bounds:
         """Parse uiautomator's ``[l,t][r,b]``; anything unreadable becomes an empty rectangle."""
-        try:
-            first, second = text.strip()[1:-1].split("][")
-            left, top = first.split(",")
-            right, bottom = second.split(",")
-            return cls(int(left), int(top), int(right), int(bottom))
-        except ValueError:
+        match = _BOUNDS.fullmatch(text.strip())
+        if match is None:
             return cls(0, 0, 0, 0)
+        left, top, right, bottom = map(int, match.groups())
+        return cls(left, top, right, bottom)
 
     @property
     def width(self) -> int:
@@ -92,9 +92,12 @@ class Bounds:
         return [self.left, self.top, self.right, self.bottom]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class UINode:
     """One ``<node>`` of the dump. Equality is identity; ``order`` identifies it within its tree.
+
+    Treat nodes as immutable. (Not ``frozen``: a frozen dataclass's ``__init__`` sets every field
+    through ``object.__setattr__``, which tripled the cost of building a tree.)
 
     ``order`` is the pre-order position in the document, ``end`` the exclusive end of its subtree
     (so ``a.order < b.order < a.end`` means ``b`` is inside ``a``), ``parent`` the parent's
@@ -196,55 +199,52 @@ class _Raw:
     z: int = 0
 
 
-class _Collector:
-    """lxml parser target: records every ``<node>`` with its parent, depth, window and display.
+# Parsing into lxml's C tree and walking it is several times faster than a parser target, which
+# calls back into Python for every element and hands over attribute dicts that must be copied.
+_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True, recover=False,
+                          load_dtd=False, remove_comments=True, remove_pis=True)
 
-    A target avoids creating lxml element proxies, which dominates the cost on large dumps.
-    Elements other than ``<node>`` are transparent; ``<display>``/``<window>`` wrappers may set
-    the display id of the nodes inside them.
+
+def _collect(root: Any) -> list[_Raw]:
+    """Every ``<node>`` in document order with parent, depth, window and display.
+
+    Elements other than ``<node>`` are transparent; ``<display>``/``<window>`` wrappers may set the
+    display id of the nodes inside them.
     """
-
-    def __init__(self) -> None:
-        self.raws: list[_Raw] = []
-        self.root_tag = ""
-        self.rotation = 0
-        self.windows = 0
-        self._open: list[int] = []  # orders of the open <node> elements
-        self._displays: list[int] = [0]  # display id in effect inside each open other element
-
-    def start(self, tag: str, attrib: dict[str, str]) -> None:
-        if not self.root_tag:
-            self.root_tag = tag
-            self.rotation = _int(attrib.get("rotation"), 0)
+    raws: list[_Raw] = []
+    windows = 0
+    # (element, parent order, display id in effect); a stack walked in document order
+    stack: list[tuple[Any, int, int]] = [(child, -1, 0) for child in reversed(root)]
+    while stack:
+        element, parent, display = stack.pop()
+        tag = element.tag
         if tag != "node":
-            display = self._displays[-1]
+            if not isinstance(tag, str):
+                continue
             if tag in _WRAPPER_TAGS:
-                display = _int(attrib.get("display-id", attrib.get("id")), display)
-            self._displays.append(display)
-            return
-        order = len(self.raws)
-        parent = self._open[-1] if self._open else -1
+                display = _int(element.get("display-id", element.get("id")), display)
+            stack.extend((child, parent, display) for child in reversed(element))
+            continue
+        order = len(raws)
+        attrs = dict(zip(element.keys(), element.values()))  # one copy; dict.get is far cheaper
         if parent >= 0:
-            above = self.raws[parent]
+            above = raws[parent]
             above.kids.append(order)
             window, depth, display = above.window, above.depth + 1, above.display_id
         else:
-            window, depth, display = self.windows, 0, self._displays[-1]
-            self.windows += 1
-        # Without entity substitution libxml2 hands attribute values to a target with every "&"
-        # written as "&#38;" (and nothing else escaped); undoing that replacement is exact.
-        attrs = {k: v.replace("&#38;", "&") if "&" in v else v for k, v in attrib.items()}
-        self.raws.append(_Raw(attrs, parent, depth, window, _int(attrs.get("display-id"), display)))
-        self._open.append(order)
+            window, depth = windows, 0
+            windows += 1
+        raws.append(_Raw(attrs, parent, depth, window, _int(attrs.get("display-id"), display)))
+        stack.extend((child, order, display) for child in reversed(element))
+    _set_ends(raws)
+    return raws
 
-    def end(self, tag: str) -> None:
-        if tag == "node":
-            self.raws[self._open.pop()].end = len(self.raws)
-        else:
-            self._displays.pop()
 
-    def close(self) -> _Collector:
-        return self
+def _set_ends(raws: list[_Raw]) -> None:
+    """``end`` = one past the last descendant's order (the subtree is ``order..end-1``)."""
+    for order in range(len(raws) - 1, -1, -1):
+        raw = raws[order]
+        raw.end = raws[raw.kids[-1]].end if raw.kids else order + 1
 
 
 def parse_hierarchy(data: str | bytes) -> UITree:
@@ -255,19 +255,20 @@ def parse_hierarchy(data: str | bytes) -> UITree:
             uiautomator, or a hierarchy with no ``<node>``.
     """
     raw = _prepare(data)
-    collector = _Collector()
-    parser = etree.XMLParser(target=collector, resolve_entities=False, no_network=True, huge_tree=True,
-                             recover=False, load_dtd=False, remove_comments=True, remove_pis=True)
     try:
-        etree.fromstring(raw, parser)
+        root = etree.fromstring(raw, _PARSER)
     except etree.XMLSyntaxError as exc:
         raise UIParseError(f"malformed hierarchy XML: {exc}") from exc
-    if collector.root_tag not in ("hierarchy", "node"):
-        raise UIParseError(
-            f"not a uiautomator dump: root element is <{collector.root_tag}>, expected <hierarchy>")
-    if not collector.raws:
+    if root.tag not in ("hierarchy", "node"):
+        raise UIParseError(f"not a uiautomator dump: root element is <{root.tag}>, expected <hierarchy>")
+    if root.tag == "node":  # a bare node tree without the <hierarchy> wrapper
+        wrapper = etree.Element("hierarchy")
+        wrapper.append(root)
+        root = wrapper
+    raws = _collect(root)
+    if not raws:
         raise UIParseError("empty hierarchy: the dump has no <node> element (screen not ready or locked?)")
-    return _build(collector.rotation, collector.raws)
+    return _build(_int(root.get("rotation"), 0), raws)
 
 
 def _prepare(data: str | bytes) -> bytes:
