@@ -226,7 +226,7 @@ def _collect(root: Any) -> list[_Raw]:
             stack.extend((child, parent, display) for child in reversed(element))
             continue
         order = len(raws)
-        attrs = dict(zip(element.keys(), element.values()))  # one copy; dict.get is far cheaper
+        attrs = dict(zip(element.keys(), element.values(), strict=True))  # one copy; dict.get is cheaper
         if parent >= 0:
             above = raws[parent]
             above.kids.append(order)
