@@ -29,12 +29,21 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run a YAML task file",
                          description="Run a task file; exit 0 when it finishes, 1 when it fails.")
     run.add_argument("task", type=Path, help="task file (YAML), e.g. config/tasks/demo.yaml")
-    run.add_argument("--device", help="device to use: 'sim' (the built-in simulated phone)")
+    run.add_argument("--device", metavar="SERIAL",
+                     help="'sim' for the built-in simulated phone, or an adb serial / host:port of a real phone")
+    run.add_argument("--driver", choices=("adb", "u2"),
+                     help="with a real phone: plain adb (default) or uiautomator2 (falls back to adb)")
     run.add_argument("--max-steps", type=int, metavar="N", help="override limits.max_steps")
     run.add_argument("--log-dir", type=Path, metavar="DIR", help="where run directories go (default logs/)")
     run.add_argument("--config", type=Path, metavar="FILE",
                      help="defaults file (default: default.yaml next to or above the task file)")
     run.add_argument("--quiet", action="store_true", help="print only the final summary")
+    devices = sub.add_parser("devices", help="list connected phones (serial, model, Android version, screen)")
+    devices.add_argument("--adb-port", type=int, metavar="PORT", help="adb server port (default 5037)")
+    sim = sub.add_parser("sim", help="serve the simulated phone over the ADB protocol (adb connect 127.0.0.1:PORT)")
+    sim.add_argument("--port", type=int, default=15555, help="TCP port on 127.0.0.1 (default 15555)")
+    sim.add_argument("--width", type=int, default=1080)
+    sim.add_argument("--height", type=int, default=2400)
     ui = sub.add_parser("ui", help="show what the model sees on a screen (indexed controls, set-of-mark)",
                         description="Print the indexed screen text the model would see for a uiautomator "
                                     "dump, or its controls as JSON, and draw the annotated screenshot.")
@@ -48,10 +57,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    if args.device is not None:
-        if args.device != "sim":
-            raise ConfigError(f"unknown device {args.device!r}; available: sim", key="--device")
+    if args.device == "sim":
+        if args.driver:
+            raise ConfigError("--driver is for real phones; the simulated phone needs none", key="--driver")
         out["device"] = {"kind": "sim"}
+    elif args.device is not None:
+        out["device"] = {"kind": args.driver or "adb", "serial": args.device}
+    elif args.driver:
+        out["device"] = {"kind": args.driver}
     if args.max_steps is not None:
         if args.max_steps <= 0:
             raise ConfigError("must be a positive number of steps", key="--max-steps")
@@ -123,6 +136,38 @@ def _read_input(path: str, what: str, *, binary: bool = False) -> Any:
         raise ConfigError(f"cannot read {what}: {exc.strerror}", path=path) from exc
 
 
+def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
+    import adbutils
+
+    from ufo_mobile.device.discovery import AdbUnavailableError, format_rows, list_devices
+
+    client = adbutils.AdbClient(port=args.adb_port, socket_timeout=10)
+    try:
+        rows = list_devices(client)
+    except AdbUnavailableError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+    print(format_rows(rows), file=out)
+    return EXIT_OK
+
+
+def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
+    from ufo_mobile.sim.adbd import serve
+    from ufo_mobile.sim.phone import SimPhone
+
+    def ready(port: int) -> None:
+        print(f"simulated phone listening on 127.0.0.1:{port}; connect with: adb connect 127.0.0.1:{port}",
+              file=out, flush=True)
+
+    try:
+        asyncio.run(serve(SimPhone(width=args.width, height=args.height), "127.0.0.1", args.port, ready=ready))
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror}", key="--port") from exc
+    except KeyboardInterrupt:  # Ctrl-C is how a user stops the simulated phone
+        print("simulated phone stopped", file=out)
+    return EXIT_OK
+
+
 def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
     from ufo_mobile.processors.data_collection import png_size
     from ufo_mobile.ui.annotate import annotate, render_blank
@@ -164,6 +209,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             return cmd_run(args, out)
         if args.command == "ui":
             return cmd_ui(args, out)
+        if args.command == "devices":
+            return cmd_devices(args, out)
+        if args.command == "sim":
+            return cmd_sim(args, out)
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

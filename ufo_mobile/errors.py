@@ -18,7 +18,8 @@
     ├── StateMachineError
     │   ├── IllegalTransitionError  the rulebook forbids the move
     │   └── UnknownStateError       no state is registered under that name
-    └── SimulatorError              the simulated phone or one of its app files is wrong
+    ├── SimulatorError              the simulated phone or one of its app files is wrong
+    └── RecordingError              an action recording is malformed or cannot be replayed
 
 Exceptions carry context attributes only; they never log or do I/O. Third-party errors are
 wrapped once, at the boundary where they enter (driver, model client, config loader).
@@ -128,3 +129,7 @@ class UnknownStateError(StateMachineError):
 
 class SimulatorError(UfoMobileError):
     """The simulated phone or an app definition is wrong."""
+
+
+class RecordingError(UfoMobileError):
+    """A recording file is malformed, or an action in it cannot be replayed."""

@@ -19,7 +19,7 @@ from ufo_mobile.agents.base import BasicAgent
 from ufo_mobile.agents.mobile import MobileAgent
 from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.device.factory import make_driver
+from ufo_mobile.device.factory import make_driver, wrap_driver
 from ufo_mobile.errors import DeviceError
 from ufo_mobile.llm.base import ChatModel
 from ufo_mobile.llm.factory import make_model
@@ -104,7 +104,7 @@ class Session:
         writer.write_run({"run_id": self.run_id, "status": "RUNNING", "task": s.task.text,
                           "settings": s.model_dump(mode="json")})
         owns_device = self.device is None  # a driver passed in by the caller stays open for the caller
-        device = self.device or make_driver(s.device)
+        device = wrap_driver(self.device or make_driver(s.device, logger=logger), s.device, writer)
         model = self.model or make_model(s.model)
         ctx = RunContext(self.run_id, s.task.text, writer, logger, on_step=self._notify)
         self.context = ctx

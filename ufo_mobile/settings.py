@@ -53,9 +53,16 @@ class SimSettings(_Strict):
 
 
 class DeviceSettings(_Strict):
-    kind: Literal["sim"] = "sim"
-    serial: str | None = None
+    kind: Literal["sim", "adb", "u2"] = "sim"
+    serial: str | None = Field(default=None, description="adb serial (or host:port); None = the only device")
+    adb_host: str = "127.0.0.1"
+    adb_port: int | None = Field(default=None, description="adb server port; None = $ANDROID_ADB_SERVER_PORT or 5037")
     command_timeout_seconds: float = Field(default=20.0, gt=0)
+    u2_start_timeout_seconds: float = Field(default=40.0, gt=0)
+    u2_fallback: bool = True
+    record_actions: bool = Field(default=True, description="write every action to <run>/actions.jsonl")
+    stealth: bool = Field(default=False, description="human-like timing, tap points, swipes and typing")
+    stealth_seed: int | None = None
     sim: SimSettings = SimSettings()
 
 

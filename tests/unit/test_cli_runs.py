@@ -63,6 +63,10 @@ def test_demo_finishes_and_leaves_every_file_for_every_step(tmp_path: Path) -> N
         assert (folder / "screenshot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert json.loads((folder / "controls.json").read_text())
         assert line["files"]["screenshot"] == f"steps/{line['step']:04d}/screenshot.png"
+    recorded = [json.loads(x) for x in (run_dir / "actions.jsonl").read_text().splitlines()]
+    assert [a["action"] for a in recorded] == ["start_app", "tap", "tap"]
+    assert [a["observation"] for a in recorded] == [x["observation_id"] for x in lines[:3]]
+    assert all(a["ok"] for a in recorded)
     transitions = [json.loads(x) for x in (run_dir / "run.log").read_text().splitlines()
                    if '"transition"' in x]
     assert [(t["from"], t["to"]) for t in transitions] == [
@@ -118,7 +122,7 @@ def test_malformed_reply_was_reasked_once(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["run", "missing.yaml"], "missing.yaml: cannot read"),
     (["run", str(DEMO), "--max-steps", "0"], "--max-steps: must be a positive number"),
-    (["run", str(DEMO), "--device", "pixel-9"], "--device: unknown device 'pixel-9'"),
+    (["run", str(DEMO), "--device", "sim", "--driver", "u2"], "--driver: --driver is for real phones"),
 ])
 def test_usage_errors_exit_2_with_one_line(args: list[str], message: str, capsys: pytest.CaptureFixture[str],
                                            tmp_path: Path) -> None:

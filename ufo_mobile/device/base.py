@@ -133,3 +133,7 @@ class DeviceDriver:
 
     def supports(self, operation: str) -> bool:
         return operation in self.supported
+
+    def observe(self, observation_id: str | None) -> None:
+        """Name the observation the next actions are decided on. Drivers that record actions use
+        it; the default does nothing."""

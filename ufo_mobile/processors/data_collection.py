@@ -108,6 +108,7 @@ class DataCollection:
             png, current, apps = await asyncio.gather(
                 self.device.screenshot(), self.device.current_app(), self._apps_once())
             ui, attempts, stability = cached, 0, {"checked": False}
+        self.device.observe(ui.observation_id)  # actions from now on are decided on this observation
         ctx.cache = {"hit": int(cached is not None), "hits": self.cache.hits, "misses": self.cache.misses}
         obs = Observation(ui.observation_id, png, ui, current, apps, png_size(png),
                           cache_hit=cached is not None, dump_attempts=attempts, stability=stability)

@@ -1,0 +1,62 @@
+from __future__ import annotations
+
+import threading
+
+import adbutils
+import pytest
+
+from ufo_mobile.device.adb import label_for, typeable_with_input_text
+from ufo_mobile.device.blocking import call_blocking, classify
+from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DeviceTimeoutError
+
+
+async def test_result_comes_back_from_the_worker_thread() -> None:
+    main = threading.get_ident()
+    assert await call_blocking(lambda: threading.get_ident() != main, limit=5, serial="s", what="x") is True
+
+
+async def test_a_hung_call_becomes_a_timeout_error_with_the_serial() -> None:
+    release = threading.Event()
+    try:
+        with pytest.raises(DeviceTimeoutError) as info:
+            await call_blocking(release.wait, 30, limit=0.05, serial="emu-7", what="uiautomator dump")
+    finally:
+        release.set()
+    assert info.value.serial == "emu-7"
+    assert str(info.value) == "[emu-7] uiautomator dump timed out after 0.05 s"
+
+
+@pytest.mark.parametrize(("exc", "kind"), [
+    (adbutils.AdbTimeout("read timeout"), DeviceTimeoutError),
+    (TimeoutError(), DeviceTimeoutError),
+    (ConnectionResetError("peer reset"), DeviceDisconnectedError),
+    (BrokenPipeError(), DeviceDisconnectedError),
+    (adbutils.AdbError("device 'emulator-5554' not found"), DeviceDisconnectedError),
+    (adbutils.AdbError("device offline"), DeviceDisconnectedError),
+    (adbutils.AdbError("device unauthorized. This adb server's $ADB_VENDOR_KEYS is not set"), DeviceDisconnectedError),
+    (adbutils.AdbError("Failure [INSTALL_FAILED_VERSION_DOWNGRADE]"), DeviceCommandError),
+    (ValueError("bad value"), DeviceCommandError),
+])
+async def test_library_errors_are_mapped_once(exc: Exception, kind: type[Exception]) -> None:
+    def boom() -> None:
+        raise exc
+
+    with pytest.raises(kind) as info:
+        await call_blocking(boom, limit=5, serial="dev-1", what="shell")
+    assert type(info.value.__cause__) is type(exc)
+    assert str(info.value).startswith("[dev-1] shell")
+    assert isinstance(classify(exc, serial="dev-1", what="shell"), kind)
+
+
+@pytest.mark.parametrize(("text", "plain"), [
+    ("hello", True), ("Hello world, it's 5:30!", True), ("a'b\"c;d|e$(f)`g`", True), ("", True),
+    ("100%s sure", False), ("line\nbreak", False), ("tab\there", False), ("你好", False), ("café", False),
+    ("🙂", False),
+])
+def test_which_texts_input_text_types_exactly(text: str, plain: bool) -> None:
+    assert typeable_with_input_text(text) is plain
+
+
+def test_labels() -> None:
+    assert label_for("com.android.settings") == "Settings"
+    assert label_for("com.example.shopping") == "Shopping"
