@@ -12,5 +12,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     skip = pytest.mark.skip(reason="needs a real phone: set ANDROID_SERIAL to its adb serial")
     for item in items:
-        if "device" in item.keywords:
+        if item.get_closest_marker("device") is not None:
             item.add_marker(skip)

@@ -34,7 +34,7 @@ def classify(exc: BaseException, *, serial: str, what: str) -> DeviceError:
     message = str(exc).strip() or name
     text = f"{what}: {message}"
     if isinstance(exc, TimeoutError) or "Timeout" in name:
-        return DeviceTimeoutError(text, serial=serial)
+        return DeviceTimeoutError(f"{what} timed out ({message})", serial=serial)
     if isinstance(exc, ConnectionError | EOFError) or name in ("ConnectError", "SessionBrokenError"):
         return DeviceDisconnectedError(text, serial=serial)
     lowered = message.lower()

@@ -1,0 +1,85 @@
+"""Fixtures for integration tests: a private real adb server and the simulated phone behind an
+emulated adbd, connected to it like a phone over Wi-Fi.
+
+* ``adb_server`` (session): a ``PrivateAdbServer`` (ufo_mobile/sim/adb_server.py): the adb binary
+  shipped in the adbutils wheel on a free port of 127.0.0.1 with a temporary HOME. Attributes:
+  ``port``, ``adb`` (path), ``env``, ``client()`` (an ``adbutils.AdbClient``), ``run(*args)``.
+* ``sim_device`` (function): a fresh ``SimPhone`` and ``EmulatedAdbd`` connected to that server.
+  Attributes: ``serial``, ``phone``, ``adbd``, ``client``, ``device`` (``adbutils.AdbDevice``).
+"""
+
+from __future__ import annotations
+
+import gc
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import adbutils
+import pytest
+
+from ufo_mobile.errors import SimulatorError
+from ufo_mobile.sim import SimPhone
+from ufo_mobile.sim.adb_server import PrivateAdbServer, server_answers
+from ufo_mobile.sim.adbd import AdbdThread, EmulatedAdbd
+
+DEVICE_ONLINE_TIMEOUT = 10.0
+
+
+@dataclass
+class SimDevice:
+    serial: str
+    phone: SimPhone
+    adbd: EmulatedAdbd
+    runner: AdbdThread
+    client: adbutils.AdbClient
+    device: adbutils.AdbDevice
+
+
+@pytest.fixture(scope="session")
+def adb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateAdbServer]:
+    home = tmp_path_factory.mktemp("adb-home")
+    try:
+        server = PrivateAdbServer(home=home)
+    except (SimulatorError, OSError) as exc:
+        pytest.skip(f"the adb binary from the adbutils wheel cannot be used here: {exc}")
+    try:
+        server.start()
+    except (SimulatorError, OSError) as exc:
+        pytest.skip(f"the adb server did not start: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+    assert not server.running, "the adb server outlived its fixture"
+    assert not server_answers(server.port), f"something still answers on the adb server port {server.port}"
+
+
+@pytest.fixture
+def sim_device(adb_server: PrivateAdbServer) -> Iterator[SimDevice]:
+    phone = SimPhone()
+    adbd = EmulatedAdbd(phone)
+    runner = adbd.run_in_thread()
+    serial = adbd.address
+    client = adb_server.client()
+    try:
+        answer = client.connect(serial, timeout=DEVICE_ONLINE_TIMEOUT)
+        if "connected" not in answer:
+            raise RuntimeError(f"adb connect {serial}: {answer}")
+        client.wait_for(serial, state="device", timeout=DEVICE_ONLINE_TIMEOUT)
+        yield SimDevice(serial, phone, adbd, runner, client, client.device(serial))
+    finally:
+        try:
+            client.disconnect(serial)
+        finally:
+            runner.stop()
+            _collect_library_leaks()
+
+
+def _collect_library_leaks() -> None:
+    """adbutils (on a refused or offline call) and uiautomator2 (its app_process stream) leave
+    sockets for the garbage collector; collect them here, where their ResourceWarning says nothing
+    about the test, instead of failing whichever later test the collector happens to run in."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        gc.collect()

@@ -1,0 +1,114 @@
+"""``devices``, ``sim`` and ``run --device`` from the command line, against the real adb server."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ufo_mobile.sim import SimPhone
+from ufo_mobile.sim.adb_server import free_port
+from ufo_mobile.sim.adbd import EmulatedAdbd
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cli(adb_server: Any, *args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ufo_mobile", *args], capture_output=True, text=True,
+                          timeout=timeout, env={**adb_server.env, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+
+
+def wait_state(adb_server: Any, serial: str, state: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if (serial, state) in {(d.serial, d.state) for d in adb_server.client().list()}:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{serial} never became {state}: {adb_server.client().list()}")
+
+
+def test_devices_lists_the_phone(sim_device: Any, adb_server: Any) -> None:
+    proc = cli(adb_server, "devices", "--adb-port", str(adb_server.port))
+    assert proc.returncode == 0, proc.stderr
+    header, row = proc.stdout.splitlines()[:2]
+    assert header.split() == ["SERIAL", "STATE", "MODEL", "ANDROID", "SCREEN"]
+    assert row.split()[:2] == [sim_device.serial, "device"]
+    assert "UFO Sim Phone" in row and row.split()[-2:] == ["14", "1080x2400"]
+
+
+def test_devices_explains_unauthorized_and_offline_phones(adb_server: Any) -> None:
+    pending = EmulatedAdbd(SimPhone())
+    pending.unauthorized()
+    gone = EmulatedAdbd(SimPhone())
+    client = adb_server.client()
+    with pending.run_in_thread() as p, gone.run_in_thread() as g:
+        try:
+            client.connect(p.address, timeout=10)
+            client.connect(g.address, timeout=10)
+            wait_state(adb_server, p.address, "unauthorized")
+            wait_state(adb_server, g.address, "device")
+            gone.stop_in_thread()
+            wait_state(adb_server, g.address, "offline")
+            proc = cli(adb_server, "devices", "--adb-port", str(adb_server.port))
+        finally:
+            client.disconnect(p.address)
+            client.disconnect(g.address)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert f"{p.address}: accept the 'Allow USB debugging' prompt on the phone" in out
+    assert f"{g.address}: the phone stopped answering" in out
+
+
+def test_devices_says_when_adb_is_missing(adb_server: Any) -> None:
+    closed = free_port()
+    env = {**adb_server.env, "ADBUTILS_ADB_PATH": "/nonexistent/adb", "ANDROID_ADB_SERVER_PORT": str(closed),
+           "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "ufo_mobile", "devices", "--adb-port", str(closed)],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"error: [-] the adb server at 127.0.0.1:{closed} is not reachable and could "
+                                  "not be started")
+    assert "is adb installed?" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_sim_command_serves_a_phone_until_ctrl_c(adb_server: Any) -> None:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "ufo_mobile", "sim", "--port", str(port)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**adb_server.env, "PYTHONPATH": str(ROOT)})
+    serial = f"127.0.0.1:{port}"
+    client = adb_server.client()
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert line.strip() == f"simulated phone listening on {serial}; connect with: adb connect {serial}"
+        client.connect(serial, timeout=10)
+        wait_state(adb_server, serial, "device")
+        assert client.device(serial).shell("getprop ro.product.model") == "UFO Sim Phone"
+        result = adb_server.run("-s", serial, "shell", "echo", "hi")
+        assert result.returncode == 0 and result.stdout.strip() == b"hi"
+    finally:
+        client.disconnect(serial)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
+    assert "simulated phone stopped" in out
+
+
+@pytest.mark.parametrize("driver", ["adb", "u2"])
+def test_run_with_device_serial(driver: str, sim_device: Any, adb_server: Any, tmp_path: Path) -> None:
+    proc = cli(adb_server, "run", "config/tasks/demo.yaml", "--device", sim_device.serial, "--driver", driver,
+               "--log-dir", str(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "FINISH after 4 steps" in proc.stdout
+    assert sim_device.phone.state("com.android.settings")["wifi"] is True
+    (run_dir,) = tmp_path.iterdir()
+    settings = json.loads((run_dir / "run.json").read_text())
+    assert settings["status"] == "FINISH"
