@@ -60,6 +60,9 @@ async def focus_a_text_field(driver: DeviceDriver) -> None:
     ui = build_ui_state(await driver.get_ui_tree(), observation_id="b")
     new = next(c for c in ui.elements if "New note" in (c.label, c.description))
     await driver.tap(*new.center)
+    ui = build_ui_state(await driver.get_ui_tree(), observation_id="c")
+    title = next(c for c in ui.elements if c.node.resource_id.endswith("title_field"))
+    await driver.tap(*title.center)
 
 
 async def measure(name: str, driver: DeviceDriver, repeat: int) -> dict[str, float]:

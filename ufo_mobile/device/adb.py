@@ -77,6 +77,7 @@ class AdbDriver(DeviceDriver):
         self._timeout = timeout
         self._device: adbutils.AdbDevice | None = None
         self._shell_v2 = False
+        self._ime: str | None = None  # "" once we know the ADB Keyboard is not installed
         self._log = logger
 
     # --- connection ------------------------------------------------------------------------
@@ -84,6 +85,7 @@ class AdbDriver(DeviceDriver):
     async def connect(self) -> None:
         device = await call_blocking(self._resolve, limit=self._timeout * 2, serial=self.serial, what="connect")
         self._device = device
+        self._ime = None
         self.serial = device.serial or self.serial
         features = await self._call(device.get_features, what="features")
         self._shell_v2 = "shell_v2" in str(features)
@@ -183,9 +185,11 @@ class AdbDriver(DeviceDriver):
         await self._with_ime(ime, f"am broadcast -a ADB_INPUT_B64 --es msg {payload}", what="input_text")
 
     async def _adb_keyboard(self) -> str | None:
-        """The ADB Keyboard IME id when it is installed, else None."""
-        listing = await self._shell("ime list -s -a", what="ime list", check=False)
-        return ADB_KEYBOARD if ADB_KEYBOARD in listing.split() else None
+        """The ADB Keyboard IME id when it is installed, else None (asked once per connection)."""
+        if self._ime is None:
+            listing = await self._shell("ime list -s -a", what="ime list", check=False)
+            self._ime = ADB_KEYBOARD if ADB_KEYBOARD in listing.split() else ""
+        return self._ime or None
 
     async def _with_ime(self, ime: str, command: str, *, what: str) -> None:
         previous = (await self._shell("settings get secure default_input_method", what="ime", check=False)).strip()
