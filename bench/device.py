@@ -28,6 +28,7 @@ from ufo_mobile.device.sim import SimDriver  # noqa: E402
 from ufo_mobile.device.u2 import U2Driver  # noqa: E402
 from ufo_mobile.sim.adb_server import PrivateAdbServer  # noqa: E402
 from ufo_mobile.sim.adbd import EmulatedAdbd  # noqa: E402
+from ufo_mobile.sim.flows import focus_new_note_title  # noqa: E402
 from ufo_mobile.sim.phone import SimPhone  # noqa: E402
 
 CALLS: list[tuple[str, Callable[[DeviceDriver], Awaitable[Any]]]] = [
@@ -52,25 +53,12 @@ async def median_ms(call: Callable[[], Awaitable[Any]], repeat: int) -> float:
     return statistics.median(times) * 1000
 
 
-async def focus_a_text_field(driver: DeviceDriver) -> None:
-    """Open a new note so that input_text has a focused field to type into."""
-    from ufo_mobile.ui.state import build_ui_state
-
-    await driver.start_app("com.example.notes")
-    ui = build_ui_state(await driver.get_ui_tree(), observation_id="b")
-    new = next(c for c in ui.elements if "New note" in (c.label, c.description))
-    await driver.tap(*new.center)
-    ui = build_ui_state(await driver.get_ui_tree(), observation_id="c")
-    title = next(c for c in ui.elements if c.node.resource_id.endswith("title_field"))
-    await driver.tap(*title.center)
-
-
 async def measure(name: str, driver: DeviceDriver, repeat: int) -> dict[str, float]:
     await driver.connect()
     row: dict[str, float] = {}
     for call_name, call in CALLS:
         if call_name == "input_text":
-            await focus_a_text_field(driver)
+            await focus_new_note_title(driver)
         row[call_name] = await median_ms(lambda c=call: c(driver), repeat)  # type: ignore[misc]
     row["observe sequential"] = await median_ms(lambda: _sequential(driver), repeat)
     row["observe concurrent"] = await median_ms(lambda: _concurrent(driver), repeat)

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 
 from ufo_mobile.device.adb import AdbDriver
-from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.device.factory import make_driver
 from ufo_mobile.device.sim import SimDriver
 from ufo_mobile.device.u2 import U2Driver
@@ -17,7 +16,7 @@ from ufo_mobile.errors import DeviceError
 from ufo_mobile.llm.scripted import ScriptedModel
 from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import DeviceSettings, Settings, load_settings
-from ufo_mobile.ui.state import build_ui_state
+from ufo_mobile.sim.flows import focus_new_note_title
 
 pytestmark = pytest.mark.integration
 
@@ -75,21 +74,11 @@ async def test_demo_through_the_real_adb_stack_matches_the_in_process_run(
     assert sim_device.phone.state("com.android.settings")["wifi"] is True
 
 
-async def open_note_title(driver: DeviceDriver) -> None:
-    await driver.start_app("com.example.notes")
-    ui = build_ui_state(await driver.get_ui_tree(), observation_id="t")
-    new = next(c for c in ui.elements if "New note" in (c.label, c.description))
-    await driver.tap(*new.center)
-    ui = build_ui_state(await driver.get_ui_tree(), observation_id="t2")
-    title = next(c for c in ui.elements if c.node.resource_id.endswith("title_field"))
-    await driver.tap(*title.center)
-
-
 @pytest.mark.parametrize("kind", ["adb", "u2"])
 async def test_hostile_text_is_typed_exactly_and_runs_nothing(kind: str, sim_device: Any, adb_server: Any) -> None:
     driver = make_driver(device_settings(sim_device, adb_server, kind))
     await driver.connect()
-    await open_note_title(driver)
+    await focus_new_note_title(driver)
     before = dict(sim_device.phone.state("com.android.settings"))
     for text in HOSTILE:
         sim_device.adbd.commands.clear()

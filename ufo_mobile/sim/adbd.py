@@ -141,14 +141,10 @@ class EmulatedAdbd:
 
         From another thread this waits (bounded) until it is stopped; from the daemon's own loop
         it schedules the stop and returns."""
-        loop = self._loop
-        if loop is None or loop.is_closed():
+        loop = self._own_loop()
+        if loop is None:
             return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
+        if _running_on(loop):
             task = loop.create_task(self.stop())
             self._background.add(task)
             task.add_done_callback(self._background.discard)
@@ -160,15 +156,16 @@ class EmulatedAdbd:
         """The next ``count`` dumps (``uiautomator dump``, ``dumpWindowHierarchy``) are empty."""
         self.device.faults.empty_dumps(count)
 
-    def _in_loop(self, func: Callable[[], None]) -> None:
+    def _own_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The daemon's event loop while it is alive."""
         loop = self._loop
-        if loop is None or loop.is_closed():
+        return None if loop is None or loop.is_closed() else loop
+
+    def _in_loop(self, func: Callable[[], None]) -> None:
+        loop = self._own_loop()
+        if loop is None:
             return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
+        if _running_on(loop):
             func()
             return
 
@@ -270,3 +267,11 @@ def _check_loopback(host: str) -> None:
         loopback = False
     if not loopback:
         raise ValueError(f"the emulated adbd has no authentication and listens on loopback only, not {host!r}")
+
+
+def _running_on(loop: asyncio.AbstractEventLoop) -> bool:
+    """True when called from code running on ``loop`` itself."""
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
