@@ -175,3 +175,14 @@ def test_help_lists_the_run_options() -> None:
     assert proc.returncode == 0
     for option in ("--device", "--max-steps", "--log-dir", "--config"):
         assert option in proc.stdout
+
+
+async def test_a_runs_action_recording_replays_onto_a_fresh_phone(tmp_path: Path) -> None:
+    from ufo_mobile.device.recording import load_recording, replay
+
+    settings = load_settings(DEMO, overrides={"logs": {"dir": str(tmp_path)}})
+    result = await Session(settings, device=SimDriver()).run()
+    fresh = SimDriver()
+    replayed = await replay(load_recording(result.run_dir / "actions.jsonl"), fresh, speed=100.0)
+    assert replayed.replayed == 3
+    assert fresh.phone.state("com.android.settings")["wifi"] is True
