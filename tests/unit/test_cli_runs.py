@@ -184,5 +184,5 @@ async def test_a_runs_action_recording_replays_onto_a_fresh_phone(tmp_path: Path
     result = await Session(settings, device=SimDriver()).run()
     fresh = SimDriver()
     replayed = await replay(load_recording(result.run_dir / "actions.jsonl"), fresh, speed=100.0)
-    assert replayed.replayed == 3
+    assert replayed.replayed == [0, 1, 2]
     assert fresh.phone.state("com.android.settings")["wifi"] is True
