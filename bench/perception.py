@@ -33,6 +33,7 @@ from ufo_mobile.ui import (
     render_blank,
 )
 from ufo_mobile.ui.controls import node_label
+from ufo_mobile.ui.coverage import actionable_visible, is_represented
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "ui_dumps"
@@ -41,7 +42,6 @@ TOKEN_RATIO_XML = 0.10
 TOKEN_RATIO_DROIDRUN = 0.70
 
 
-from _coverage import actionable_visible, is_represented  # noqa: E402
 from _droidrun_env import DEFAULT_VENV, WORKER, BenchError, _json_lines, _run, ensure_droidrun  # noqa: E402,F401
 
 

@@ -8,8 +8,6 @@ from ufo_mobile.ui import (
     Bounds,
     Control,
     ControlKind,
-    UINode,
-    UITree,
     build_ui_state,
     extract_controls,
     infer_screen,
@@ -17,7 +15,7 @@ from ufo_mobile.ui import (
     parse_hierarchy,
     screen_for,
 )
-from ufo_mobile.ui.controls import is_actionable, node_label
+from ufo_mobile.ui.coverage import uncovered
 
 LoadDump = Callable[[str], bytes]
 
@@ -242,29 +240,8 @@ def test_dump_gives_controls_with_stable_ids(dump_name: str, load_dump: LoadDump
     assert any(c.label for c in first)
 
 
-def _reachable(node: UINode, tree: UITree, screen: Bounds) -> bool:
-    """The documented reasons an actionable node may be left out, checked independently."""
-    box = node.bounds.intersect(screen)
-    if box is None or not node.visible_to_user or is_keyboard_package(node.package):
-        return False
-    if any(root.window < node.window and root.bounds.contains(box) for root in tree.roots):
-        return False  # under a higher window
-    if not node.enabled and node.children and not node_label(node)[0]:
-        return False  # disabled wrapper
-    for other in tree.nodes:
-        if other.z > node.z and not node.contains_node(other) and other.drawing_order >= 0 \
-                and other.clickable and other.bounds.contains(box) and other.bounds.area * 4 >= screen.area:
-            return False  # under a later-drawn overlay
-    shadowed = (not node_label(node)[0] and not (node.scrollable or node.checkable)
-                and "Edit" not in node.class_name)
-    inner = [n for n in node.iter() if n is not node and (n.clickable or n.long_clickable)]
-    return not (shadowed and any(n.bounds.intersect(screen) == box for n in inner))
-
-
 def test_every_reachable_actionable_node_is_a_control(dump_name: str, load_dump: LoadDump) -> None:
     tree = parse_hierarchy(load_dump(dump_name))
     screen = infer_screen(tree)
-    shown = {c.node.order for c in extract_controls(tree, screen)}
-    missing = [n for n in tree.nodes
-               if is_actionable(n) and _reachable(n, tree, screen) and n.order not in shown]
+    missing = uncovered(tree, screen, extract_controls(tree, screen))
     assert not missing, [(n.class_name, n.resource_id, n.bounds) for n in missing]

@@ -1,10 +1,13 @@
-"""Which nodes of a dump are actionable and visible, judged independently of our control filter,
-and whether a kept control represents each one (the benchmark's "actionable nodes kept")."""
+"""An audit of the control filter: which nodes of a dump a user could act on, judged independently
+of ``extract_controls``, and whether a kept control stands for each one. The ui tests and the
+perception benchmark ("actionable nodes kept") both use it."""
 
 from __future__ import annotations
 
-from ufo_mobile.ui import Bounds, UINode, UITree, is_keyboard_package
-from ufo_mobile.ui.controls import node_label
+from collections.abc import Iterable
+
+from ufo_mobile.ui.controls import Control, is_keyboard_package, node_label
+from ufo_mobile.ui.hierarchy import Bounds, UINode, UITree
 
 
 def _editable(node: UINode) -> bool:
@@ -52,3 +55,9 @@ def is_represented(node: UINode, kept: set[int], tree: UITree, screen: Bounds) -
     box = node.bounds.intersect(screen)
     return any(inner.order in kept and _tappable(inner) and inner.bounds.intersect(screen) == box
                for inner in tree.nodes[node.order + 1:node.end])
+
+
+def uncovered(tree: UITree, screen: Bounds, controls: Iterable[Control]) -> list[UINode]:
+    """The actionable, reachable nodes that no kept control stands for (should be empty)."""
+    kept = {c.node.order for c in controls}
+    return [n for n in actionable_visible(tree, screen) if not is_represented(n, kept, tree, screen)]
