@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +66,6 @@ class RunResult:
     cost_usd: float
     run_dir: Path
     duration_seconds: float
-    checks: dict[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

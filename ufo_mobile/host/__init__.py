@@ -1,1 +1,0 @@
-"""host layer of ufo_mobile (see DESIGN.md)."""
