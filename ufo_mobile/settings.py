@@ -114,7 +114,8 @@ class Settings(_Strict):
 
 # --- loading ---------------------------------------------------------------------------------
 
-_PATH_FIELDS = {("model", "script"), ("device", "sim", "apps"), ("logs", "dir")}
+# Paths resolved against the file that names them (logs.dir stays relative to the working directory).
+_PATH_FIELDS = {("model", "script"), ("device", "sim", "apps")}
 
 
 class _Doc:
@@ -207,7 +208,7 @@ def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _read(path: Path, env: Mapping[str, str], *, resolve_logs: bool) -> tuple[dict[str, Any], _Doc]:
+def _read(path: Path, env: Mapping[str, str]) -> tuple[dict[str, Any], _Doc]:
     doc = _Doc(path)
     if not isinstance(doc.data, dict):
         raise doc.error("the file must be a mapping of settings", ())
@@ -215,8 +216,6 @@ def _read(path: Path, env: Mapping[str, str], *, resolve_logs: bool) -> tuple[di
     if isinstance(data.get("task"), str):
         data["task"] = {"text": data["task"]}
     _resolve_paths(data, path.parent)
-    if not resolve_logs and isinstance(data.get("logs"), dict) and "dir" in doc.data.get("logs", {}):
-        data["logs"]["dir"] = doc.data["logs"]["dir"]
     return data, doc
 
 
@@ -246,7 +245,7 @@ def load_settings(task_path: Path, *, config_path: Path | None = None,
     for path in (default_path, task_path):
         if path is None:
             continue
-        data, doc = _read(path, env, resolve_logs=False)
+        data, doc = _read(path, env)
         docs.append(doc)
         merged = _merge(merged, data)
     merged = _merge(merged, overrides or {})

@@ -44,8 +44,10 @@ def test_overrides_win(task_dir: Path) -> None:
 
 
 def test_env_interpolation(task_dir: Path) -> None:
-    task = write(task_dir / "t.yaml", "task: 'hello ${WHO}'\nmodel: {script: script.yaml}\n")
-    assert load_settings(task, env={"WHO": "world"}).task.text == "hello world"
+    task = write(task_dir / "t.yaml", "task: 'hello ${WHO}'\nmodel: {script: script.yaml}\nlogs: {dir: '${ROOT}/logs'}\n")
+    s = load_settings(task, env={"WHO": "world", "ROOT": "/var/runs"})
+    assert s.task.text == "hello world"
+    assert s.logs.dir == Path("/var/runs/logs")
 
 
 @pytest.mark.parametrize(("text", "expected"), [
