@@ -44,7 +44,8 @@ def test_overrides_win(task_dir: Path) -> None:
 
 
 def test_env_interpolation(task_dir: Path) -> None:
-    task = write(task_dir / "t.yaml", "task: 'hello ${WHO}'\nmodel: {script: script.yaml}\nlogs: {dir: '${ROOT}/logs'}\n")
+    task = write(task_dir / "t.yaml",
+                 "task: 'hello ${WHO}'\nmodel: {script: script.yaml}\nlogs: {dir: '${ROOT}/logs'}\n")
     s = load_settings(task, env={"WHO": "world", "ROOT": "/var/runs"})
     assert s.task.text == "hello world"
     assert s.logs.dir == Path("/var/runs/logs")
