@@ -98,19 +98,20 @@ class Session:
     async def run(self) -> RunResult:
         s = self.settings
         started = time.monotonic()
+        model = self.model or make_model(s.model)  # a bad script is a config error: no run directory yet
         writer = RunWriter(Path(s.logs.dir) / self.run_id, self.redactor)
         logger, log_stream = make_run_logger(writer.run_dir / "run.log", writer.redactor, run_id=self.run_id)
         writer.write_run({"run_id": self.run_id, "status": "RUNNING", "task": s.task.text,
                           "settings": s.model_dump(mode="json")})
         owns_device = self.device is None  # a driver passed in by the caller stays open for the caller
-        device = wrap_driver(self.device or make_driver(s.device, logger=logger), s.device, writer)
-        model = self.model or make_model(s.model)
         ctx = RunContext(self.run_id, s.task.text, writer, logger, on_step=self._notify)
         self.context = ctx
-        agent = MobileAgent("MobileAgent", device=device, model=model, settings=s, logger=logger)
-        agent.run_id = self.run_id
+        device: DeviceDriver | None = None
         restore = self._install_signals(ctx)
         try:
+            device = wrap_driver(self.device or make_driver(s.device, logger=logger), s.device, writer)
+            agent = MobileAgent("MobileAgent", device=device, model=model, settings=s, logger=logger)
+            agent.run_id = self.run_id
             final = await self._run_round(agent, device, ctx)
             result = self._result(final, ctx, started)
             writer.write_run(result.to_json())
@@ -123,7 +124,7 @@ class Session:
             raise
         finally:
             restore()
-            if owns_device:
+            if owns_device and device is not None:
                 await _close(device)
             writer.close()
             log_stream.close()

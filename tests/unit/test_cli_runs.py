@@ -186,3 +186,13 @@ async def test_a_runs_action_recording_replays_onto_a_fresh_phone(tmp_path: Path
     replayed = await replay(load_recording(result.run_dir / "actions.jsonl"), fresh, speed=100.0)
     assert replayed.replayed == [0, 1, 2]
     assert fresh.phone.state("com.android.settings")["wifi"] is True
+
+
+def test_a_bad_model_script_leaves_no_half_run_behind(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "s.yaml").write_text("replies: []\n")
+    task = tmp_path / "t.yaml"
+    task.write_text("task: x\nmodel: {script: s.yaml}\n")
+    code, _ = run_cli("run", str(task), "--log-dir", str(tmp_path / "logs"))
+    assert code == 2
+    assert "s.yaml: replies" in capsys.readouterr().err
+    assert not (tmp_path / "logs").exists()
