@@ -3,7 +3,8 @@
 Every driver (simulated, adbutils, uiautomator2, wrappers) implements ``DeviceDriver``. A driver
 lists the operations it really implements in the class-level ``supported`` set; the others raise
 ``NotImplementedError`` and tools consult ``supported`` before offering an action to the model.
-All methods are coroutines; drivers that wrap blocking libraries run them via ``asyncio.to_thread``.
+All methods are coroutines; drivers that wrap blocking libraries run them through
+``device.blocking.call_blocking`` (a daemon thread under a timeout).
 """
 
 from __future__ import annotations

@@ -8,14 +8,21 @@ socket layer raise is mapped here, once, to the ``DeviceError`` tree with the de
                                                            -> ``DeviceDisconnectedError``
 - the device answered and the command failed               -> ``DeviceCommandError``
 
-The worker thread of a timed-out call cannot be killed; callers also pass the timeout to the
-library (adbutils closes its socket when it expires) so the thread ends soon after.
+The worker thread of a timed-out call cannot be killed. Callers also pass the timeout to the
+library (adbutils closes its socket when it expires) so the thread usually ends soon after, but a
+frozen phone can hold a socket read forever (adbutils waits for the OKAY of a new stream with no
+timeout of its own). So every call runs on its own *daemon* thread, outside any executor: the
+interpreter never joins it, and a call that timed out can never keep the process alive
+(``asyncio.to_thread`` would: ``asyncio.run`` and the interpreter both join executor threads).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeVar
 
 from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DeviceError, DeviceTimeoutError
@@ -43,13 +50,48 @@ def classify(exc: BaseException, *, serial: str, what: str) -> DeviceError:
     return DeviceCommandError(text, serial=serial)
 
 
+def _deliver(future: asyncio.Future[T], result: T | None, error: BaseException | None) -> None:
+    if future.done():  # the caller stopped waiting (timeout, cancellation)
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)  # type: ignore[arg-type]
+
+
+def run_in_daemon_thread(fn: Callable[[], T], *, name: str = "ufo-blocking") -> asyncio.Future[T]:
+    """Start ``fn()`` on a new daemon thread; the future completes with its result or error.
+
+    Cancelling the future abandons the thread (it cannot be stopped); its eventual result is dropped,
+    and if the event loop has closed by then, the thread ends quietly.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+    call = partial(contextvars.copy_context().run, fn)
+
+    def work() -> None:
+        result: T | None = None
+        error: BaseException | None = None
+        try:
+            result = call()
+        except BaseException as exc:  # handed to the waiting coroutine, never raised in this thread
+            error = exc
+        try:
+            loop.call_soon_threadsafe(_deliver, future, result, error)
+        except RuntimeError:  # the loop is closed: nobody is waiting any more
+            pass
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return future
+
+
 async def call_blocking(fn: Callable[..., T], *args: Any, limit: float, serial: str, what: str,
                         **kwargs: Any) -> T:
-    """Run ``fn(*args, **kwargs)`` in a thread for at most ``limit`` seconds; map every failure."""
+    """Run ``fn(*args, **kwargs)`` on a daemon thread for at most ``limit`` seconds; map every failure."""
     deadline = asyncio.timeout(limit)
     try:
         async with deadline:
-            return await asyncio.to_thread(fn, *args, **kwargs)
+            return await run_in_daemon_thread(partial(fn, *args, **kwargs), name=f"ufo-device-{what}")
     except TimeoutError as exc:
         if deadline.expired():  # our bound, not a timeout raised by the library itself
             raise DeviceTimeoutError(f"{what} timed out after {limit:g} s", serial=serial) from exc

@@ -60,3 +60,26 @@ def test_which_texts_input_text_types_exactly(text: str, plain: bool) -> None:
 def test_labels() -> None:
     assert label_for("com.android.settings") == "Settings"
     assert label_for("com.example.shopping") == "Shopping"
+
+
+def test_a_call_that_never_returns_does_not_keep_the_process_alive() -> None:
+    """The worker of a timed-out call is abandoned, never joined: the interpreter exits anyway."""
+    import subprocess
+    import sys
+
+    program = (
+        "import asyncio, threading\n"
+        "from ufo_mobile.device.blocking import call_blocking\n"
+        "from ufo_mobile.errors import DeviceTimeoutError\n"
+        "async def main():\n"
+        "    try:\n"
+        "        await call_blocking(threading.Event().wait, limit=0.05, serial='s', what='frozen')\n"
+        "    except DeviceTimeoutError as exc:\n"
+        "        print(exc)\n"
+        "asyncio.run(main())\n"
+    )
+    # The bound is only a hang guard: before the fix this process never exited.
+    proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[s] frozen timed out after 0.05 s"
+    assert proc.stderr == ""
