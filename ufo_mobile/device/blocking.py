@@ -67,13 +67,13 @@ def run_in_daemon_thread(fn: Callable[[], T], *, name: str = "ufo-blocking") -> 
     """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[T] = loop.create_future()
-    call = partial(contextvars.copy_context().run, fn)
+    context = contextvars.copy_context()
 
     def work() -> None:
         result: T | None = None
         error: BaseException | None = None
         try:
-            result = call()
+            result = context.run(fn)
         except BaseException as exc:  # handed to the waiting coroutine, never raised in this thread
             error = exc
         try:
