@@ -18,6 +18,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
+from ufo_mobile import yamlio
 from ufo_mobile.errors import ConfigError
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -119,23 +120,19 @@ _PATH_FIELDS = {("model", "script"), ("device", "sim", "apps")}
 
 
 class _Doc:
-    """A YAML document as plain data plus the line of every key path."""
+    """A YAML document as plain data plus the line of every key path.
+
+    The file is read through ``yamlio`` (bounded size, alias expansion and depth), so the recursive
+    ``_build`` below walks at most ``yamlio.MAX_NODES`` nodes, ``yamlio.MAX_DEPTH`` deep.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.lines: dict[tuple[str, ...], int] = {}
-        self._scalars = yaml.SafeLoader("")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read: {exc.strerror}", path=str(path)) from exc
-        try:
-            node = yaml.compose(text, Loader=yaml.SafeLoader)
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            problem = getattr(exc, "problem", None) or str(exc)
-            raise ConfigError(f"invalid YAML: {problem}", path=str(path),
-                              line=mark.line + 1 if mark else None) from exc
+        node = yamlio.compose_file(path)
+        self.empty = node is None  # no document: empty, or only comments
+        if node is None:
+            self.lines[()] = 1  # its errors point at the top of the file
         self.data: Any = {} if node is None else self._build(node, ())
 
     def _build(self, node: yaml.Node, at: tuple[str, ...]) -> Any:
@@ -143,16 +140,18 @@ class _Doc:
         if isinstance(node, yaml.MappingNode):
             out: dict[str, Any] = {}
             for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    raise self.error("a key must be a name, not a list or a mapping", at,
+                                     line=key_node.start_mark.line + 1)
                 key = str(key_node.value)
                 if key in out:
-                    raise ConfigError("duplicate key", path=str(self.path), key=".".join((*at, key)),
-                                      line=key_node.start_mark.line + 1)
+                    raise self.error("duplicate key", (*at, key), line=key_node.start_mark.line + 1)
                 self.lines[(*at, key)] = key_node.start_mark.line + 1
                 out[key] = self._build(value_node, (*at, key))
             return out
         if isinstance(node, yaml.SequenceNode):
             return [self._build(v, (*at, str(i))) for i, v in enumerate(node.value)]
-        return self._scalars.construct_object(node, deep=True)  # PyYAML resolves the type
+        return yamlio.construct(node, str(self.path))  # PyYAML resolves the type
 
     def line_of(self, key: tuple[str, ...]) -> int | None:
         if not key:
@@ -162,8 +161,9 @@ class _Doc:
                 return self.lines[key[:n]]
         return None
 
-    def error(self, message: str, key: tuple[str, ...]) -> ConfigError:
-        return ConfigError(message, path=str(self.path), key=".".join(key) or None, line=self.line_of(key))
+    def error(self, message: str, key: tuple[str, ...], *, line: int | None = None) -> ConfigError:
+        return ConfigError(message, path=str(self.path), key=yamlio.one_line(".".join(key)) or None,
+                           line=line or self.line_of(key))
 
 
 def _interpolate(value: Any, doc: _Doc, at: tuple[str, ...], env: Mapping[str, str]) -> Any:
@@ -208,8 +208,11 @@ def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _read(path: Path, env: Mapping[str, str]) -> tuple[dict[str, Any], _Doc]:
+def _read(path: Path, env: Mapping[str, str], *, required: bool) -> tuple[dict[str, Any], _Doc]:
+    """One file's settings; an empty defaults file (``required=False``) is no settings at all."""
     doc = _Doc(path)
+    if doc.empty and required:
+        raise doc.error("the file is empty; it must be a mapping of settings", ())
     if not isinstance(doc.data, dict):
         raise doc.error("the file must be a mapping of settings", ())
     data = _interpolate(doc.data, doc, (), env)
@@ -242,10 +245,10 @@ def load_settings(task_path: Path, *, config_path: Path | None = None,
     docs: list[_Doc] = []
     merged: dict[str, Any] = {}
     default_path = config_path or find_default_config(task_path)
-    for path in (default_path, task_path):
+    for path, required in ((default_path, False), (task_path, True)):
         if path is None:
             continue
-        data, doc = _read(path, env)
+        data, doc = _read(path, env, required=required)
         docs.append(doc)
         merged = _merge(merged, data)
     merged = _merge(merged, overrides or {})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import resources
 from string import Template
 
-import yaml
+from ufo_mobile import yamlio
 
 
 class PromptTemplates:
@@ -17,7 +17,7 @@ class PromptTemplates:
     @classmethod
     def load(cls, name: str) -> PromptTemplates:
         text = resources.files("ufo_mobile.prompts").joinpath(f"{name}.yaml").read_text(encoding="utf-8")
-        data = yaml.safe_load(text)
+        data = yamlio.load_text(text, f"ufo_mobile/prompts/{name}.yaml")
         return cls({str(k): str(v) for k, v in data.items()})
 
     def render(self, name: str, **values: object) -> str:

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ufo_mobile import yamlio
 from ufo_mobile.errors import ConfigError, LLMError
 from ufo_mobile.llm.base import Completion
 from ufo_mobile.memory.messages import ChatMessage
@@ -47,19 +47,13 @@ class ScriptedModel:
 
     @classmethod
     def from_file(cls, path: Path) -> ScriptedModel:
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ConfigError(f"cannot read model script: {exc.strerror}", path=str(path)) from exc
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            raise ConfigError(f"invalid YAML: {getattr(exc, 'problem', exc)}", path=str(path),
-                              line=mark.line + 1 if mark else None) from exc
+        """Load a script file (bounded: see ``ufo_mobile.yamlio``); every problem is a ``ConfigError``."""
+        data = yamlio.load_file(path)
         try:
             return cls(Script.model_validate(data), name=f"scripted:{path.name}")
         except ValidationError as exc:
             err = exc.errors()[0]
-            key = ".".join(str(x) for x in err["loc"])
+            key = yamlio.one_line(".".join(str(x) for x in err["loc"]))
             raise ConfigError(err["msg"], path=str(path), key=key) from exc
 
     @staticmethod

@@ -7,15 +7,16 @@ undeclared state variable, ``append`` to something that is not a list).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
-from ufo_mobile.errors import SimulatorError
+from ufo_mobile import yamlio
+from ufo_mobile.errors import ConfigError, SimulatorError
 from ufo_mobile.sim import template
 from ufo_mobile.sim.model import App, Condition, Effect, Node
 
@@ -23,17 +24,13 @@ from ufo_mobile.sim.model import App, Condition, Effect, Node
 BUILTIN_ORDER = ("launcher.yaml", "settings.yaml", "contacts.yaml", "messages.yaml", "notes.yaml")
 PHONE_VARIABLES = frozenset({"@time", "@date", "@index", "@apps"})
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 
 def load_app_text(text: str, source: str) -> App:
     """Parse and validate one app from YAML text; ``source`` names it in errors."""
     try:
-        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise SimulatorError(f"{source}{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from exc
+        data = yamlio.load_text(text, source)  # bounded size, alias expansion and depth
+    except ConfigError as exc:
+        raise SimulatorError(str(exc)) from exc  # "source:line: message", as our other errors
     if not isinstance(data, dict):
         raise SimulatorError(f"{source}: an app file must be a mapping with package, label, start, screens")
     boolean_key = _find_boolean_key(data, "")
@@ -54,20 +51,28 @@ def load_app_file(path: str | Path) -> App:
     """Load an app file from disk."""
     file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SimulatorError(f"{file}: cannot read app file: {exc}") from exc
+        text = yamlio.read_text(file)
+    except ConfigError as exc:
+        where = f"{file}:{exc.line}" if exc.line is not None else str(file)
+        raise SimulatorError(f"{where}: cannot read app file: {exc.message.removeprefix('cannot read: ')}") from exc
     return load_app_text(text, str(file))
 
 
 def builtin_apps() -> list[App]:
     """The apps shipped in ``ufo_mobile/sim/apps``, launcher first."""
+    return list(_packaged_apps())
+
+
+@functools.cache
+def _packaged_apps() -> tuple[App, ...]:
+    """Parsed once per process (every ``SimPhone`` installs them): the files are package data that
+    do not change, and an ``App`` is frozen; ``SimPhone`` copies the state it mutates."""
     folder = resources.files("ufo_mobile.sim").joinpath("apps")
     names = sorted(entry.name for entry in folder.iterdir() if entry.name.endswith(".yaml"))
     ordered = [name for name in BUILTIN_ORDER if name in names]
     ordered += [name for name in names if name not in BUILTIN_ORDER]
-    return [load_app_text(folder.joinpath(name).read_text(encoding="utf-8"), f"sim/apps/{name}")
-            for name in ordered]
+    return tuple(load_app_text(folder.joinpath(name).read_text(encoding="utf-8"), f"sim/apps/{name}")
+                 for name in ordered)
 
 
 def _find_boolean_key(data: Any, path: str) -> str | None:
