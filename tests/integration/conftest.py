@@ -23,7 +23,7 @@ from ufo_mobile.sim import SimPhone
 from ufo_mobile.sim.adb_server import PrivateAdbServer, server_answers
 from ufo_mobile.sim.adbd import AdbdThread, EmulatedAdbd
 
-DEVICE_ONLINE_TIMEOUT = 10.0
+DEVICE_ONLINE_TIMEOUT = 60.0  # a hang guard: a loaded machine may take seconds
 
 
 @dataclass

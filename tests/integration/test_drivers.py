@@ -43,9 +43,14 @@ HOSTILE = [
 LIBRARY_LEAKS_WHEN_THE_PHONE_GOES = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 
 
+# Commands that must succeed get a generous bound (a hang guard: a loaded machine may take seconds);
+# a test that needs a command to time out makes only that command hang.
+COMMAND_TIMEOUT = 60.0
+
+
 def device_settings(sim_device: Any, adb_server: Any, kind: str, **extra: Any) -> DeviceSettings:
     return DeviceSettings(kind=kind, serial=sim_device.serial, adb_port=adb_server.port,  # type: ignore[arg-type]
-                          command_timeout_seconds=extra.pop("timeout", 10.0), **extra)
+                          command_timeout_seconds=extra.pop("timeout", COMMAND_TIMEOUT), **extra)
 
 
 def demo_settings(tmp_path: Path, device: DeviceSettings | None = None, **limits: Any) -> Settings:
@@ -120,7 +125,7 @@ def step_lines(result: RunResult) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("kind", ["adb", "u2"])
 async def test_phone_disconnecting_mid_run_ends_in_fail_with_earlier_steps_on_disk(
         kind: str, sim_device: Any, adb_server: Any, tmp_path: Path) -> None:
-    settings = demo_settings(tmp_path, device_settings(sim_device, adb_server, kind, timeout=5))
+    settings = demo_settings(tmp_path, device_settings(sim_device, adb_server, kind))
 
     def on_step(step: Any) -> None:
         if step.step == 2:
@@ -139,7 +144,7 @@ async def test_phone_disconnecting_mid_run_ends_in_fail_with_earlier_steps_on_di
 async def test_phone_going_away_while_the_model_thinks_fails_the_action(
         kind: str, sim_device: Any, adb_server: Any, tmp_path: Path) -> None:
     """The phone disconnects in the middle of step 3: after observing, before acting."""
-    settings = demo_settings(tmp_path, device_settings(sim_device, adb_server, kind, timeout=5))
+    settings = demo_settings(tmp_path, device_settings(sim_device, adb_server, kind))
     script = ScriptedModel.from_file(settings.model.script)  # type: ignore[arg-type]
 
     class Unplugging:
@@ -159,13 +164,29 @@ async def test_phone_going_away_while_the_model_thinks_fails_the_action(
     assert sim_device.phone.state("com.android.settings")["wifi"] is False
 
 
+class ShortDumpTimeout(AdbDriver):
+    """An ``AdbDriver`` whose UI dump alone is bounded by 1 s: every other call keeps the generous
+    ``COMMAND_TIMEOUT``, so on a loaded machine nothing but the hung dump can time out."""
+
+    DUMP_SECONDS = 1.0
+
+    async def _shell(self, command: str, *, what: str, check: bool = True, seconds: float | None = None) -> str:
+        if what == "uiautomator dump":
+            seconds = self.DUMP_SECONDS
+        return await super()._shell(command, what=what, check=check, seconds=seconds)
+
+
 async def test_a_hanging_command_times_out_and_fails_the_run(sim_device: Any, adb_server: Any,
                                                              tmp_path: Path) -> None:
     sim_device.adbd.hang("uiautomator dump")
-    settings = demo_settings(tmp_path, device_settings(sim_device, adb_server, "adb", timeout=1.0))
-    result = await Session(settings).run()
+    settings = demo_settings(tmp_path, device_settings(sim_device, adb_server, "adb"))
+    driver = ShortDumpTimeout(sim_device.serial, client=sim_device.client, timeout=COMMAND_TIMEOUT)
+    try:
+        result = await Session(settings, device=driver).run()
+    finally:
+        await driver.close()
     assert result.status == "FAIL"
-    assert "timed out" in result.reason and result.reason.startswith("data_collection failed:")
+    assert result.reason.startswith(f"data_collection failed: [{sim_device.serial}] uiautomator dump timed out")
     assert len(step_lines(result)) == 1
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import struct
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar
 
 import structlog
@@ -42,10 +42,13 @@ class DataCollection:
     always: ClassVar[bool] = False
 
     def __init__(self, device: DeviceDriver, cache: ControlCache, settings: PerceptionSettings,
-                 *, logger: Any = None) -> None:
+                 *, logger: Any = None, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.device = device
         self.cache = cache
         self.settings = settings
+        self._clock = clock  # the settle wait is measured with this clock ...
+        self._sleep = sleep  # ... and paced with this sleep (both injected by tests)
         self._apps: list[AppInfo] | None = None
         self._dumps = 0
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.observe")
@@ -81,19 +84,19 @@ class DataCollection:
         timeout = self.settings.settle_timeout_seconds
         if timeout <= 0 or not _after_action(ctx):
             return png, ui, attempts, {"checked": False}
-        start, dumps, stable = time.monotonic(), 1, False
+        start, dumps, stable = self._clock(), 1, False
         while True:
             check, more = await self._parse(ctx, await self.device.get_ui_tree(), png_size(png))
             dumps, attempts = dumps + 1, attempts + more
             if check.formatted_text == ui.formatted_text:
                 stable = True
                 break
-            if time.monotonic() - start >= timeout:
+            if self._clock() - start >= timeout:
                 break
-            await asyncio.sleep(self.settings.settle_interval_seconds)
+            await self._sleep(self.settings.settle_interval_seconds)
             png, ui, more = await self._capture(ctx)
             dumps, attempts = dumps + 1, attempts + more
-        waited = round(time.monotonic() - start, 4)
+        waited = round(self._clock() - start, 4)
         if not stable:
             self._log.warning("screen_not_stable", step=ctx.step, waited=waited, dumps=dumps)
         return png, ui, attempts, {"checked": True, "stable": stable, "dumps": dumps, "waited_seconds": waited}

@@ -12,7 +12,7 @@ from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, Devic
 
 async def test_result_comes_back_from_the_worker_thread() -> None:
     main = threading.get_ident()
-    assert await call_blocking(lambda: threading.get_ident() != main, limit=5, serial="s", what="x") is True
+    assert await call_blocking(lambda: threading.get_ident() != main, limit=60, serial="s", what="x") is True
 
 
 async def test_a_hung_call_becomes_a_timeout_error_with_the_serial() -> None:
@@ -42,7 +42,7 @@ async def test_library_errors_are_mapped_once(exc: Exception, kind: type[Excepti
         raise exc
 
     with pytest.raises(kind) as info:
-        await call_blocking(boom, limit=5, serial="dev-1", what="shell")
+        await call_blocking(boom, limit=60, serial="dev-1", what="shell")
     assert type(info.value.__cause__) is type(exc)
     assert str(info.value).startswith("[dev-1] shell")
     assert isinstance(classify(exc, serial="dev-1", what="shell"), kind)

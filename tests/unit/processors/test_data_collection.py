@@ -19,15 +19,34 @@ from ufo_mobile.ui.cache import ControlCache
 MOVED_XML = SCREEN_XML.replace("[0,200][1080,400]", "[0,260][1080,460]")  # the button still sliding in
 
 
-class ScriptedDumps(FakeDriver):
-    """Serves the given dumps in order, then repeats the last one."""
+class FakeClock:
+    """Virtual time for the settle loop: reading it never moves it; ``sleep`` moves it by the request."""
 
-    def __init__(self, dumps: list[str]) -> None:
+    def __init__(self) -> None:
+        self.now = 0.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+class ScriptedDumps(FakeDriver):
+    """Serves the given dumps in order, then repeats the last one; each dump costs ``dump_seconds``."""
+
+    def __init__(self, dumps: list[str], *, clock: FakeClock | None = None, dump_seconds: float = 0.0) -> None:
         super().__init__()
         self.sequence = dumps
+        self.clock = clock
+        self.dump_seconds = dump_seconds
 
     async def get_ui_tree(self) -> str:
         self.dumps += 1
+        if self.clock is not None:
+            self.clock.now += self.dump_seconds
         return self.sequence[min(self.dumps, len(self.sequence)) - 1]
 
 
@@ -36,29 +55,48 @@ def ctx_after_action(step: int = 2) -> StepContext:
     return StepContext(run_id="r", step=step, agent_name="A", request="x", shared=shared)
 
 
-def phase(driver: FakeDriver, **settings: Any) -> DataCollection:
-    opts = {"settle_interval_seconds": 0.0, **settings}
-    return DataCollection(driver, ControlCache(ttl=0), PerceptionSettings(**opts))
+def phase(driver: FakeDriver, clock: FakeClock | None = None, **settings: Any) -> DataCollection:
+    """The phase on virtual time (a fresh ``FakeClock`` unless one is given): nothing here waits for real."""
+    opts = {"settle_interval_seconds": 0.25, **settings}
+    clock = clock if clock is not None else FakeClock()
+    return DataCollection(driver, ControlCache(ttl=0), PerceptionSettings(**opts), clock=clock, sleep=clock.sleep)
 
 
 async def test_after_an_action_waits_until_two_dumps_agree() -> None:
+    clock = FakeClock()
     driver = ScriptedDumps([MOVED_XML, SCREEN_XML, SCREEN_XML])
     ctx = ctx_after_action()
-    await phase(driver).run(ctx)
+    await phase(driver, clock).run(ctx)
     assert ctx.observation is not None
-    assert ctx.observation.stability["stable"] is True
-    # moved (+ screenshot), check disagrees; settled (+ screenshot), check agrees
-    assert ctx.observation.stability["dumps"] == 4
+    # moved (+ screenshot), check disagrees; one interval; settled (+ screenshot), check agrees
+    assert ctx.observation.stability == {"checked": True, "stable": True, "dumps": 4, "waited_seconds": 0.25}
+    assert clock.sleeps == [0.25] and driver.dumps == 4
     assert "[0,200,1080,400]" in ctx.observation.ui_state.formatted_text  # the settled position
 
 
 async def test_a_screen_that_never_settles_is_used_after_the_timeout() -> None:
+    clock = FakeClock()
     driver = ScriptedDumps([MOVED_XML, SCREEN_XML] * 200)
     ctx = ctx_after_action()
-    await phase(driver, settle_timeout_seconds=0.05, settle_interval_seconds=0.01).run(ctx)
+    await phase(driver, clock, settle_timeout_seconds=1.0, settle_interval_seconds=0.25).run(ctx)
     assert ctx.observation is not None
-    stability = ctx.observation.stability
-    assert stability["stable"] is False and stability["waited_seconds"] >= 0.05 and stability["dumps"] >= 2
+    # every check disagrees; at t=0, 0.25, 0.5, 0.75 the timeout has not passed, so the phase sleeps one
+    # interval and observes again; the check at t=1.0 is the last: 1 + 4 * 2 + 1 dumps
+    assert ctx.observation.stability == {"checked": True, "stable": False, "dumps": 10, "waited_seconds": 1.0}
+    assert clock.sleeps == [0.25] * 4 and clock.now == 1.0 and driver.dumps == 10
+    assert "[0,260,1080,460]" in ctx.observation.ui_state.formatted_text  # the last full observation is used
+
+
+async def test_the_time_spent_dumping_counts_towards_the_settle_timeout() -> None:
+    clock = FakeClock()
+    driver = ScriptedDumps([MOVED_XML, SCREEN_XML] * 200, clock=clock, dump_seconds=0.5)
+    ctx = ctx_after_action()
+    await phase(driver, clock, settle_timeout_seconds=1.0, settle_interval_seconds=0.0).run(ctx)
+    assert ctx.observation is not None
+    # the clock starts after the first dump (t=0.5); check at 1.0 (0.5 waited), observe again at 1.5,
+    # check at 2.0: 1.5 waited >= 1.0, so the phase gives up
+    assert ctx.observation.stability == {"checked": True, "stable": False, "dumps": 4, "waited_seconds": 1.5}
+    assert clock.sleeps == [0.0] and driver.dumps == 4
 
 
 async def test_no_stability_check_before_the_first_action_or_when_disabled() -> None:

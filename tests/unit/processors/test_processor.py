@@ -94,18 +94,21 @@ async def test_config_errors_propagate() -> None:
 
 async def test_cancelled_step_is_still_recorded() -> None:
     log: list[str] = []
+    started = asyncio.Event()
 
     class Slow(P):
         async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-            await asyncio.sleep(10)
+            self.log.append("run:slow")
+            started.set()
+            await asyncio.Event().wait()  # until cancelled
             return None
 
     task = asyncio.ensure_future(Processor([Slow("slow", log)], recorder=recorder(log)).process(make_ctx()))
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(started.wait(), 60)  # the slow phase is running (60 s: a hang guard only)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert log == ["record:CONTINUE"]
+    assert log == ["run:slow", "record:CONTINUE"]
 
 
 async def test_data_collection_reuses_cached_controls_until_invalidated() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from ufo_mobile.sim import SimPhone
 from ufo_mobile.sim.devcmds_input import android_input_text
-from ufo_mobile.sim.devshell import DeviceShell
+from ufo_mobile.sim.devshell import DeviceShell, builtin_commands
 from ufo_mobile.sim.devstate import ADB_IME, DeviceState
 from ufo_mobile.sim.shio import BufferSink, BytesSource, ShellIO
 from ufo_mobile.sim.shparse import ShellSyntaxError, parse
@@ -100,27 +100,117 @@ async def test_am_start_reports_missing_activities(device: DeviceState) -> None:
 
 async def test_hung_commands_wait_until_cancelled(device: DeviceState) -> None:
     device.faults.hang("uiautomator dump")
-    task = asyncio.ensure_future(run(device, "rm -f /x; uiautomator dump /sdcard/x.xml"))
-    done, _ = await asyncio.wait([task], timeout=0.2)
-    assert not done
+    reached = asyncio.Event()
+
+    async def mark(ctx: Any, args: list[str]) -> int:
+        reached.set()
+        return 0
+
+    shell = DeviceShell(device, {**builtin_commands(), "mark": mark})
+    task = asyncio.ensure_future(run(device, "rm -f /x; mark; uiautomator dump /sdcard/x.xml", shell=shell))
+    # ``mark`` never suspends, so once the event wakes us the shell is waiting in the hung command
+    await asyncio.wait_for(reached.wait(), 60)  # 60 s: a hang guard only
+    assert not task.done()
     task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert device.fs.stat("/sdcard/x.xml") is None  # the hung dump never ran
     device.faults.unhang()
     assert (await run(device, "uiautomator dump /sdcard/x.xml"))[1] == "UI hierchary dumped to: /sdcard/x.xml\n"
 
 
-HOSTILE_SCRIPTS = [
-    "$(touch /tmp/pwned)", "`touch /tmp/pwned`", "sh -c 'python3 -c 1'", "/bin/sh -c id", "eval id", "exec id",
-    "bash -c id", "echo x | sh", "IFS=/ ; $PATH", "source /etc/profile", ". /etc/profile", "nohup id",
-    "env id", "busybox sh", "xargs id", "find / -exec id ;", "awk 'BEGIN{system(\"id\")}'",
+def not_found(name: str) -> tuple[int, str, str]:
+    return 127, "", f"/system/bin/sh: {name}: inaccessible or not found\n"
+
+
+DEVICE_ID = "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),3003(inet) context=u:r:shell:s0\n"
+# each hostile script and what the toy shell answers: the device's own ``id``, or "not found"
+HOSTILE_SCRIPTS: list[tuple[str, tuple[int, str, str]]] = [
+    ("$(touch /tmp/pwned)", not_found("$(touch /tmp/pwned)")),
+    ("`touch /tmp/pwned`", not_found("`touch /tmp/pwned`")),
+    ("sh -c 'python3 -c 1'", not_found("python3")),
+    ("/bin/sh -c id", (0, DEVICE_ID, "")),
+    ("eval id", not_found("eval")),
+    ("exec id", not_found("exec")),
+    ("bash -c id", not_found("bash")),
+    ("echo x | sh", not_found("x")),
+    ("IFS=/ ; $PATH", not_found("/product/bin:/apex/com.android.runtime/bin:/system/bin:/system/xbin:/odm/bin:"
+                                "/vendor/bin:/vendor/xbin")),
+    ("source /etc/profile", not_found("source")),
+    (". /etc/profile", not_found(".")),
+    ("nohup id", not_found("nohup")),
+    ("env id", not_found("env")),
+    ("busybox sh", not_found("busybox")),
+    ("xargs id", not_found("xargs")),
+    ("find / -exec id ;", not_found("find")),
+    ("awk 'BEGIN{system(\"id\")}'", not_found("awk")),
+]
+
+# every way Python starts a host process (the higher-level helpers, subprocess.run/check_output and
+# os.popen, all go through subprocess.Popen)
+HOST_ENTRY_POINTS: list[tuple[Any, str]] = [
+    (subprocess, "Popen"), (os, "system"), (os, "execv"), (os, "execve"), (os, "execvp"), (os, "fork"),
+    (os, "forkpty"), (os, "posix_spawn"), (os, "posix_spawnp"), (os, "spawnv"),
+    (asyncio, "create_subprocess_exec"), (asyncio, "create_subprocess_shell"),
 ]
 
 
-@pytest.mark.parametrize("script", HOSTILE_SCRIPTS)
-async def test_nothing_ever_reaches_the_host(device: DeviceState, script: str, monkeypatch: Any) -> None:
-    def forbidden(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError(f"host process started for {script!r}")
+@pytest.fixture
+def host_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Replaces every host entry point with a recorder: each call is appended here, then refused.
 
-    for module, name in ((subprocess, "Popen"), (os, "system"), (os, "execv"), (os, "fork"),
-                         (asyncio, "create_subprocess_exec"), (asyncio, "create_subprocess_shell")):
-        monkeypatch.setattr(module, name, forbidden)
-    await run(device, script)
+    The recorder raises so that nothing runs, but the device shell turns a command's exception into
+    exit status 255, so the raise alone would go unseen: tests assert on this list instead."""
+    calls: list[str] = []
+
+    def recorder(qualname: str) -> Any:
+        def record(*args: Any, **kwargs: Any) -> Any:
+            calls.append(qualname)
+            raise AssertionError(f"host process started through {qualname}")
+        return record
+
+    for module, name in HOST_ENTRY_POINTS:
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, recorder(f"{module.__name__}.{name}"))
+    return calls
+
+
+@pytest.mark.parametrize(("script", "expected"), HOSTILE_SCRIPTS, ids=[s for s, _ in HOSTILE_SCRIPTS])
+async def test_nothing_ever_reaches_the_host(device: DeviceState, script: str, expected: tuple[int, str, str],
+                                             host_calls: list[str]) -> None:
+    assert await run(device, script) == expected
+    assert host_calls == []
+
+
+async def _leak_subprocess_run(ctx: Any, args: list[str]) -> int:
+    subprocess.run(["id"], check=False)  # noqa: ASYNC221 (a deliberate leak: the recorder refuses it)
+    return 0
+
+
+async def _leak_os_popen(ctx: Any, args: list[str]) -> int:
+    os.popen("id").close()  # noqa: ASYNC220 (a deliberate leak: the recorder refuses it)
+    return 0
+
+
+async def _leak_os_system(ctx: Any, args: list[str]) -> int:
+    return os.system("id")  # noqa: ASYNC221 (a deliberate leak: the recorder refuses it)
+
+
+async def _leak_asyncio(ctx: Any, args: list[str]) -> int:
+    proc = await asyncio.create_subprocess_exec("id")
+    return await proc.wait()
+
+
+@pytest.mark.parametrize(("leak", "entry_point"), [
+    (_leak_subprocess_run, "subprocess.Popen"), (_leak_os_popen, "subprocess.Popen"),
+    (_leak_os_system, "os.system"), (_leak_asyncio, "asyncio.create_subprocess_exec"),
+])
+async def test_the_host_detector_sees_a_command_that_reaches_the_host(
+        device: DeviceState, host_calls: list[str], leak: Any, entry_point: str) -> None:
+    """The check above can fail: a device command that does start a host process is recorded, even
+    though the shell swallows the refusal into an ordinary exit status 255."""
+    shell = DeviceShell(device, {**builtin_commands(), "leak": leak})
+    status, out, err = await run(device, "leak; echo after $?", shell=shell)
+    assert host_calls == [entry_point]
+    assert (status, out) == (0, "after 255\n")  # what the old test saw: an ordinary failing command
+    assert err.startswith("Exception occurred while executing 'leak':\nAssertionError('host process started")
