@@ -1,14 +1,18 @@
-"""Test doubles written for this project: a driver that serves a fixed screen and records calls."""
+"""Test doubles written for this project: a driver that serves a fixed screen and records calls, a step
+timer the test fires itself, and a model that says when it starts waiting."""
 
 from __future__ import annotations
 
+import asyncio
 import io
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from PIL import Image
 
 from ufo_mobile.device.base import AppInfo, CurrentApp, DeviceDriver
 from ufo_mobile.errors import DeviceCommandError
+from ufo_mobile.llm.scripted import Script, ScriptedModel
 
 SCREEN_XML = """<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>
 <hierarchy rotation="0">
@@ -87,3 +91,40 @@ class FakeDriver(DeviceDriver):
 
     async def screen_size(self) -> tuple[int, int]:
         return (1080, 2400)
+
+
+class ManualTimer:
+    """A step timer the test fires itself: ``fire()`` runs every callback still armed."""
+
+    def __init__(self) -> None:
+        self.armed: list[tuple[float, Callable[[], object], list[bool]]] = []
+
+    def __call__(self, seconds: float, callback: Callable[[], object]) -> Any:
+        cancelled = [False]
+        self.armed.append((seconds, callback, cancelled))
+
+        class Handle:
+            def cancel(self) -> None:
+                cancelled[0] = True
+
+        return Handle()
+
+    def fire(self) -> None:
+        for _, callback, cancelled in self.armed:
+            if not cancelled[0]:
+                callback()
+
+
+class WaitsForever(ScriptedModel):
+    """Answers from the script until it runs out, then waits until cancelled; says when it waits."""
+
+    def __init__(self, replies: list[Any]) -> None:
+        super().__init__(Script(replies=replies))
+        self.waiting = asyncio.Event()
+
+    async def complete(self, messages: Any) -> Any:
+        if self._next < len(self.script.replies):
+            return await super().complete(messages)
+        self.waiting.set()
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")

@@ -1,4 +1,10 @@
-"""What every agent and state of one run shares: ids, the run directory, logging, stop flag."""
+"""What every agent and state of one run shares: ids, the run directory, logging, stop flag.
+
+Stopping, in three strengths: ``interrupt`` (the first Ctrl-C or SIGTERM) cancels the running step
+or connect, which is still recorded, and the agent ends in FAIL with the reason; ``abandon`` (the
+second) cancels the whole run at once, and the session records FAIL with the same reason without
+waiting for anything else.
+"""
 
 from __future__ import annotations
 
@@ -24,24 +30,39 @@ class RunContext:
     step: int = 0
     usage: Usage = Usage()
     interrupted: bool = False
+    stop_reason: str = ""
+    stop_signal: int | None = None
+    abandoned: bool = False
     on_step: Callable[[StepContext], None] | None = None
     current_step_task: asyncio.Task[Any] | None = field(default=None, repr=False)
     current_step: StepContext | None = field(default=None, repr=False)
+    run_task: asyncio.Task[Any] | None = field(default=None, repr=False)
 
     @property
     def run_dir(self) -> Path:
         return self.writer.run_dir
 
     def cancel_step(self, reason: str) -> bool:
-        """Fail the running step with ``reason`` and cancel it; it is still recorded. False if none runs."""
+        """Fail the running step with ``reason`` and cancel it; it is still recorded. False if none runs.
+
+        The running "step" may also be the device connect before the first step (no ``StepContext``).
+        """
         task, step = self.current_step_task, self.current_step
-        if task is None or step is None or task.done():
+        if task is None or task.done():
             return False
-        step.fail(reason)  # before cancelling, so the recorded step says why it ended
+        if step is not None:
+            step.fail(reason)  # before cancelling, so the recorded step says why it ended
         task.cancel()
         return True
 
-    def interrupt(self) -> None:
-        """Ask the run to stop (Ctrl-C): the running step is cancelled and recorded."""
-        self.interrupted = True
-        self.cancel_step("interrupted")
+    def interrupt(self, reason: str = "interrupted", signal: int | None = None) -> None:
+        """Ask the run to stop (Ctrl-C, SIGTERM): the running step is cancelled and recorded."""
+        if not self.interrupted:
+            self.interrupted, self.stop_reason, self.stop_signal = True, reason, signal
+        self.cancel_step(self.stop_reason)
+
+    def abandon(self) -> None:
+        """Stop now (a second Ctrl-C): cancel the whole run; the session still records why."""
+        self.abandoned = True
+        if self.run_task is not None and not self.run_task.done():
+            self.run_task.cancel()

@@ -19,7 +19,8 @@
     │   ├── IllegalTransitionError  the rulebook forbids the move
     │   └── UnknownStateError       no state is registered under that name
     ├── SimulatorError              the simulated phone or one of its app files is wrong
-    └── RecordingError              an action recording is malformed or cannot be replayed
+    ├── RecordingError              an action recording is malformed or cannot be replayed
+    └── RunWriteError               the run directory cannot be written (full disk, read-only)
 
 Exceptions carry context attributes only; they never log or do I/O. Third-party errors are
 wrapped once, at the boundary where they enter (driver, model client, config loader).
@@ -44,12 +45,12 @@ class ConfigError(UfoMobileError):
         super().__init__(self._render())
 
     def _render(self) -> str:
-        where = self.path or "<config>"
-        if self.line is not None:
-            where += f":{self.line}"
+        parts = [self.path or ("" if self.key else "<config>")]
+        if self.line is not None and self.path:
+            parts[0] += f":{self.line}"
         if self.key:
-            where += f": {self.key}"
-        return f"{where}: {self.message}"
+            parts.append(self.key)
+        return ": ".join([p for p in parts if p] + [self.message])
 
 
 class DeviceError(UfoMobileError):
@@ -133,3 +134,12 @@ class SimulatorError(UfoMobileError):
 
 class RecordingError(UfoMobileError):
     """A recording file is malformed, or an action in it cannot be replayed."""
+
+
+class RunWriteError(UfoMobileError):
+    """A file of the run directory could not be written. ``path`` names it, ``errno`` says why."""
+
+    def __init__(self, message: str, *, path: str = "", errno: int | None = None) -> None:
+        self.path = path
+        self.errno = errno
+        super().__init__(message)

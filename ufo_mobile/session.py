@@ -1,33 +1,52 @@
 """Session and Round: the one generic loop ``handle -> next_state -> next_agent``.
 
 A ``Round`` drives whichever agent is current until its state ends the round. A ``Session`` builds
-the device, the model and the agent from ``Settings``, opens the run directory, runs one round,
-and returns a ``RunResult``. Ctrl-C (SIGINT) ends the run in FAIL("interrupted") after the running
-step has been recorded.
+the model and the device from ``Settings`` (a bad file is a ``ConfigError`` before anything is
+written), opens the run directory, runs one round, and returns a ``RunResult``.
+
+However the run ends, ``run.json`` ends in a final state with a reason:
+
+- FINISH or FAIL from the agent (limits, device and model failures included);
+- a signal (Ctrl-C, SIGTERM, SIGHUP): the running step is cancelled and recorded, and the run
+  ends in FAIL("interrupted" | "terminated" | "hung up"); a second signal stops waiting for
+  anything (the device, the final screenshot) and records the same; a third one kills at once;
+- a write failure (a full disk): FAIL("cannot write the run directory: ..."), nothing half-written;
+- a crash: FAIL("internal error: ...") and the exception is raised on;
+- SIGKILL: nothing can be written then, but the run's lock dies with the process, and the next
+  ``run`` in the same log directory (or ``report`` of the run) marks it as cut off.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ufo_mobile.agents.base import BasicAgent
+from ufo_mobile.agents.limits import StepTimer, event_loop_timer
 from ufo_mobile.agents.mobile import MobileAgent
 from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.device.factory import make_driver, wrap_driver
-from ufo_mobile.errors import DeviceError
+from ufo_mobile.device.factory import build_sim_phone, make_driver, wrap_driver
+from ufo_mobile.errors import ConfigError, DeviceError, RunWriteError
 from ufo_mobile.llm.base import ChatModel
 from ufo_mobile.llm.factory import make_model
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.settings import Settings
 from ufo_mobile.states.status import MobileAgentStatus
+from ufo_mobile.trace import runs
 from ufo_mobile.trace.logging import make_run_logger
 from ufo_mobile.trace.writer import Redactor, RunWriter, new_run_id
+
+#: The signals a run turns into FAIL with a reason, and that reason.
+STOP_SIGNALS: dict[int, str] = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated",
+                                signal.SIGHUP: "hung up"}
 
 
 class Round:
@@ -66,80 +85,127 @@ class RunResult:
     cost_usd: float
     run_dir: Path
     duration_seconds: float
+    interrupted: bool = False  # stopped from outside (a signal, or RunContext.interrupt)
+    signal: int | None = None  # the signal that stopped the run, if one did
 
     @property
     def ok(self) -> bool:
         return self.status == MobileAgentStatus.FINISH
 
-    @property
-    def interrupted(self) -> bool:
-        return self.reason == "interrupted"
-
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["run_dir"] = str(self.run_dir)
         data["outcome"] = "success" if self.ok else "failed"
+        data["signal"] = signal.Signals(self.signal).name if self.signal is not None else None
         return data
 
 
 class Session:
     def __init__(self, settings: Settings, *, device: DeviceDriver | None = None,
                  model: ChatModel | None = None, run_id: str | None = None,
-                 handle_signals: bool = False, on_step: Any = None) -> None:
+                 handle_signals: bool = False, on_step: Callable[[StepContext], None] | None = None,
+                 on_start: Callable[[Session], None] | None = None,
+                 step_timer: StepTimer = event_loop_timer) -> None:
         self.settings = settings
-        self.run_id = run_id or new_run_id(settings.task.name or settings.task.text)
+        self.redactor = Redactor(settings.secrets())
+        # named after the task, which may quote a secret: the name is made from the redacted text
+        self.run_id = run_id or new_run_id(self.redactor.text(settings.task.name or settings.task.text))
         self.device = device
         self.model = model
         self.handle_signals = handle_signals
         self.on_step = on_step
+        self.on_start = on_start  # called once the run directory exists (run_id is final then)
+        self.step_timer = step_timer  # tests pass one they fire themselves
         self.context: RunContext | None = None
-        self.redactor = Redactor(settings.secrets())
+        self.run_dir: Path | None = None
+        self._start: dict[str, Any] = {}
+
+    def _open(self) -> RunWriter:
+        log_dir = Path(self.settings.logs.dir)
+        runs.sweep(log_dir)  # runs killed earlier are marked as cut off, never left "RUNNING"
+        try:
+            writer = RunWriter.open(log_dir, self.run_id, self.redactor)
+        except RunWriteError as exc:  # no run has started: this is a bad log directory
+            raise ConfigError(f"cannot create the run directory: {exc}", key="logs.dir") from exc
+        self.run_id, self.run_dir = writer.run_id, writer.run_dir
+        self._start = {"run_id": self.run_id, "status": runs.RUNNING, "task": self.settings.task.text,
+                       "pid": os.getpid(), "started_at": datetime.now(UTC).isoformat(),
+                       "settings": self.settings.model_dump(mode="json")}
+        try:
+            writer.write_run(self._start)
+        except RunWriteError as exc:
+            writer.close()
+            raise ConfigError(f"cannot create the run directory: {exc}", key="logs.dir") from exc
+        return writer
 
     async def run(self) -> RunResult:
         s = self.settings
         started = time.monotonic()
-        model = self.model or make_model(s.model)  # a bad script is a config error: no run directory yet
-        writer = RunWriter(Path(s.logs.dir) / self.run_id, self.redactor)
-        logger, log_stream = make_run_logger(writer.run_dir / "run.log", writer.redactor, run_id=self.run_id)
-        writer.write_run({"run_id": self.run_id, "status": "RUNNING", "task": s.task.text,
-                          "settings": s.model_dump(mode="json")})
+        model = self.model or make_model(s.model)  # bad files are config errors: no run directory yet
+        phone = build_sim_phone(s.device.sim) if self.device is None and s.device.kind == "sim" else None
+        writer = self._open()
+        logger = make_run_logger(writer, run_id=self.run_id)
         owns_device = self.device is None  # a driver passed in by the caller stays open for the caller
-        ctx = RunContext(self.run_id, s.task.text, writer, logger, on_step=self._notify)
+        request = self.redactor.text(s.task.text)  # the model never sees a secret, even one quoted in the task
+        ctx = RunContext(self.run_id, request, writer, logger, on_step=self._notify,
+                         run_task=asyncio.current_task())
         self.context = ctx
         device: DeviceDriver | None = None
         restore = self._install_signals(ctx)
+        if self.on_start is not None:
+            self.on_start(self)
         try:
-            device = wrap_driver(self.device or make_driver(s.device, logger=logger), s.device, writer)
-            agent = MobileAgent("MobileAgent", device=device, model=model, settings=s, logger=logger)
+            device = wrap_driver(self.device or make_driver(s.device, logger=logger, phone=phone), s.device, writer)
+            agent = MobileAgent("MobileAgent", device=device, model=model, settings=s, logger=logger,
+                                step_timer=self.step_timer)
             agent.run_id = self.run_id
-            final = await self._run_round(agent, device, ctx)
+            try:
+                final = await self._run_round(agent, device, ctx)
+            except asyncio.CancelledError:
+                if not ctx.abandoned:
+                    raise
+                asyncio.current_task().uncancel()  # type: ignore[union-attr]
+                logger.warning("run_abandoned", reason=ctx.stop_reason, step=ctx.step)
+                agent.fail_with(ctx.stop_reason)
+                final = agent
             result = self._result(final, ctx, started)
-            writer.write_run(result.to_json())
+            writer.write_run({**self._start, **result.to_json()})
             return result
+        except RunWriteError:
+            raise  # even the final run.json could not be written: the next run marks this one cut off
         except BaseException as exc:
             logger.exception("run_crashed", error=repr(exc))
-            writer.write_run({"run_id": self.run_id, "status": "FAIL", "outcome": "failed",
+            writer.write_run({**self._start, "status": "FAIL", "outcome": "failed",
                               "reason": f"internal error: {exc!r}", "steps": ctx.step,
                               "run_dir": str(writer.run_dir)})
             raise
         finally:
             restore()
             if owns_device and device is not None:
-                await _close(device)
+                await _close(device, s.device.command_timeout_seconds)
             writer.close()
-            log_stream.close()
 
     async def _run_round(self, agent: MobileAgent, device: DeviceDriver, ctx: RunContext) -> BasicAgent:
+        connect = asyncio.ensure_future(device.connect())
+        ctx.current_step_task = connect  # a signal cancels the connect like a step
         try:
-            await device.connect()
+            await connect
         except DeviceError as exc:
             agent.fail_with(f"cannot connect to the device: {exc}")
+        except asyncio.CancelledError:
+            if not (connect.cancelled() and ctx.interrupted and not ctx.abandoned):
+                raise
+            agent.fail_with(ctx.stop_reason)
+        finally:
+            ctx.current_step_task = None
+        if agent.status == MobileAgentStatus.FAIL:
             agent.set_state(agent.state_manager.get_state(MobileAgentStatus.CONTINUE))
             agent.set_state(agent.state_manager.get_state(MobileAgentStatus.FAIL))
         return await Round(ctx.request, agent, ctx).run()
 
     def _result(self, agent: BasicAgent, ctx: RunContext, started: float) -> RunResult:
-        failed = agent.failed
+        failed = agent.failed or agent.status == MobileAgentStatus.FAIL
+        stopped = ctx.interrupted and failed and agent.reason == ctx.stop_reason
         answer = agent.answer if isinstance(agent, MobileAgent) else ""
         return RunResult(
             run_id=self.run_id,
@@ -152,33 +218,47 @@ class Session:
             cost_usd=round(ctx.usage.cost_usd, 6),
             run_dir=ctx.run_dir,
             duration_seconds=round(time.monotonic() - started, 3),
+            interrupted=stopped,
+            signal=ctx.stop_signal if stopped else None,
         )
 
     def _notify(self, step: StepContext) -> None:
         if self.on_step is not None:
             self.on_step(step)
 
-    def _install_signals(self, ctx: RunContext) -> Any:
+    def _install_signals(self, ctx: RunContext) -> Callable[[], None]:
+        """SIGINT, SIGTERM, SIGHUP: the first stops the run after recording the step, the second
+        stops waiting, the third gets the default action (the process dies at once)."""
         if not self.handle_signals:
             return lambda: None
         loop = asyncio.get_running_loop()
-        presses = 0
+        received = 0
 
-        def on_sigint() -> None:
-            nonlocal presses
-            presses += 1
-            if presses > 1:  # a second Ctrl-C: stop waiting for the step to be recorded
-                loop.remove_signal_handler(signal.SIGINT)
-                signal.raise_signal(signal.SIGINT)
-                return
-            ctx.interrupt()
+        def on_signal(signum: int) -> None:
+            nonlocal received
+            received += 1
+            if received == 1:
+                ctx.interrupt(STOP_SIGNALS[signum], signum)
+                ctx.logger.warning("signal", signal=signal.Signals(signum).name, reason=ctx.stop_reason)
+            elif received == 2:
+                ctx.logger.warning("signal_again", signal=signal.Signals(signum).name)
+                ctx.abandon()
+            else:  # the default action: the process dies now; the next run marks this one cut off
+                restore()
+                signal.signal(signum, signal.SIG_DFL)
+                signal.raise_signal(signum)
 
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
-        return lambda: loop.remove_signal_handler(signal.SIGINT)
+        def restore() -> None:
+            for signum in STOP_SIGNALS:
+                loop.remove_signal_handler(signum)
+
+        for signum in STOP_SIGNALS:
+            loop.add_signal_handler(signum, on_signal, signum)
+        return restore
 
 
-async def _close(device: DeviceDriver) -> None:
+async def _close(device: DeviceDriver, limit: float) -> None:
     try:
-        await device.close()
-    except DeviceError:
+        await asyncio.wait_for(device.close(), limit)
+    except (DeviceError, TimeoutError):
         pass

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, m
 
 from ufo_mobile import yamlio
 from ufo_mobile.errors import ConfigError
+from ufo_mobile.safe_text import printable
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -162,7 +163,7 @@ class _Doc:
         return None
 
     def error(self, message: str, key: tuple[str, ...], *, line: int | None = None) -> ConfigError:
-        return ConfigError(message, path=str(self.path), key=yamlio.one_line(".".join(key)) or None,
+        return ConfigError(message, path=str(self.path), key=printable(".".join(key)) or None,
                            line=line or self.line_of(key))
 
 

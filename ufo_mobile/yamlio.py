@@ -35,6 +35,7 @@ from yaml.constructor import ConstructorError, SafeConstructor
 from yaml.reader import ReaderError
 
 from ufo_mobile.errors import ConfigError
+from ufo_mobile.safe_text import printable
 
 MAX_FILE_BYTES = 4 * 1024 * 1024
 """Largest YAML file read (bytes; characters for text in hand). The biggest shipped file has 12 KB."""
@@ -208,13 +209,7 @@ def _yaml_error(exc: yaml.YAMLError, source: str, text: str) -> ConfigError:
         problem = f"unacceptable character #x{code:04x}: {exc.reason}"
     else:
         problem = str(exc)
-    return ConfigError(f"invalid YAML: {one_line(problem)}", path=source, line=line)
-
-
-def one_line(text: str, limit: int = _PROBLEM_CHARS) -> str:
-    """``text`` with line breaks and other control characters escaped, cut to ``limit`` characters."""
-    flat = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return ConfigError(f"invalid YAML: {printable(problem, _PROBLEM_CHARS)}", path=source, line=line)
 
 
 # --- the expansion check -----------------------------------------------------------------------

@@ -222,9 +222,9 @@ def test_yaml_errors_are_one_line(text: str, expected: str) -> None:
     assert str(info.value).startswith(expected)
 
 
-def test_one_line_escapes_control_characters() -> None:
-    assert yamlio.one_line("a\nb\r\tc\x1b[31m") == "a\\nb\\r\\tc\\x1b[31m"
-    assert len(yamlio.one_line("x" * 1_000)) == 300
+def test_yaml_problems_are_printed_safely_and_bounded(tmp_path: Path) -> None:
+    err = str(error_of(write(tmp_path / "ctl.yaml", "a: [" + "\x1b" + "]\n")))
+    assert "\x1b" not in err and "\n" not in err
 
 
 # --- the callers ----------------------------------------------------------------------------------

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
+from collections.abc import Callable
 from hashlib import blake2b
+from typing import Protocol
 
 from ufo_mobile.memory.state import SharedState
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.settings import LimitSettings
 from ufo_mobile.states.status import MobileAgentStatus
+
+
+class TimerHandle(Protocol):
+    def cancel(self) -> None: ...
+
+
+#: Starts a timer: ``timer(seconds, callback)`` calls ``callback()`` once after ``seconds`` unless the
+#: returned handle is cancelled first. Tests pass one they fire themselves, never real time.
+StepTimer = Callable[[float, Callable[[], object]], TimerHandle]
+
+
+def event_loop_timer(seconds: float, callback: Callable[[], object]) -> TimerHandle:
+    """The real step timer: the running event loop's ``call_later``."""
+    return asyncio.get_running_loop().call_later(seconds, callback)
 
 
 class LimitGuard:

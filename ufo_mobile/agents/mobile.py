@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ufo_mobile.agents.base import BasicAgent
-from ufo_mobile.agents.limits import LimitGuard
+from ufo_mobile.agents.limits import LimitGuard, StepTimer, event_loop_timer
 from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.errors import DeviceError
+from ufo_mobile.errors import DeviceError, RunWriteError
 from ufo_mobile.llm.base import ChatModel
 from ufo_mobile.memory.records import StepRecord
 from ufo_mobile.memory.reducers import apply_update
@@ -36,19 +36,21 @@ class MobileAgent(BasicAgent):
     def __init__(self, name: str, *, device: DeviceDriver, model: ChatModel, settings: Settings,
                  tools: ToolRegistry | None = None, state_manager: MobileAgentStateManager | None = None,
                  middleware: tuple[Middleware, ...] = (), logger: Any = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, step_timer: StepTimer = event_loop_timer) -> None:
         super().__init__(name, state_manager or MobileAgentStateManager(), MOBILE_RULES, logger=logger)
         self.device = device
         self.model = model
         self.settings = settings
         self.tools = tools or default_registry()
+        self.clock = clock
         self.cache = ControlCache(settings.perception.control_cache_ttl_seconds, clock=clock)
         self.records: list[StepRecord] = []
-        self.shared = SharedState(instruction=settings.task.text)
+        self.shared = SharedState()  # the instruction comes from the run context (redacted) on the first step
         self.limits = LimitGuard(settings.limits)
         self.middleware = middleware
         self.logger = logger
         self.answer = ""
+        self.step_timer = step_timer
         self._processor: Processor | None = None
 
     def processor(self, context: RunContext) -> Processor:
@@ -56,9 +58,11 @@ class MobileAgent(BasicAgent):
         if self._processor is None:
             p, a = self.settings.perception, self.settings.agent
             phases = (
-                DataCollection(self.device, self.cache, p, logger=context.logger),
-                LLMInteraction(self.model, self.tools, self.device, self.records,
-                               history_steps=a.history_steps, vision=self.settings.model.vision),
+                DataCollection(self.device, self.cache, p, logger=context.logger, clock=self.clock,
+                               redact=context.writer.redactor.text),
+                LLMInteraction(self.model, self.tools, self.device, self.records, history_steps=a.history_steps,
+                               vision=self.settings.model.vision, logger=context.logger,
+                               redact=context.writer.redactor.text),
                 ActionExecution(self.tools, self.device, self.cache, a),
                 MemoryUpdate(self.records),
             )
@@ -68,19 +72,22 @@ class MobileAgent(BasicAgent):
 
     async def process(self, context: RunContext) -> None:
         if context.interrupted:
-            self.fail_with("interrupted")
+            self.fail_with(context.stop_reason)
             return
         context.step += 1
         self.step, self.run_id = context.step, context.run_id
+        if not self.shared.instruction:
+            self.shared = apply_update(self.shared, {"instruction": context.request})
         ctx = StepContext(run_id=context.run_id, step=context.step, agent_name=self.name,
                           request=context.request, shared=self.shared)
         task = asyncio.ensure_future(self.processor(context).process(ctx))
         context.current_step_task, context.current_step = task, ctx
         timeout = self.settings.limits.step_timeout_seconds
-        timer = asyncio.get_running_loop().call_later(
-            timeout, context.cancel_step, f"step {ctx.step} timed out after {timeout:g} s")
+        timer = self.step_timer(timeout, lambda: context.cancel_step(f"step {ctx.step} timed out after {timeout:g} s"))
         try:
             await task
+        except RunWriteError as exc:  # not even the step's line could be written
+            ctx.fail(str(exc))
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if not (task.cancelled() and ctx.status == MobileAgentStatus.FAIL
@@ -115,4 +122,7 @@ class MobileAgent(BasicAgent):
         except (DeviceError, TimeoutError, NotImplementedError) as exc:
             context.logger.warning("final_screenshot_unavailable", error=str(exc))
             return
-        context.writer.write_file("final.png", png)
+        try:
+            context.writer.write_file("final.png", png)
+        except RunWriteError as exc:
+            context.logger.warning("final_screenshot_not_written", error=str(exc))

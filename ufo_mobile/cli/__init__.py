@@ -1,6 +1,7 @@
 """Command line: ``python -m ufo_mobile run TASK.yaml``.
 
-Exit codes: 0 the task finished, 1 it failed, 2 usage or configuration error, 130 interrupted.
+Exit codes: 0 the task finished, 1 it failed, 2 usage or configuration error (one line, no
+traceback), 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 """
 
 from __future__ import annotations
@@ -9,23 +10,50 @@ import argparse
 import asyncio
 import json
 import logging
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO, cast
 
-from ufo_mobile.errors import ConfigError, UIParseError
-from ufo_mobile.processors.context import StepContext
+from ufo_mobile.cli.console import Console, PipeSafeStream
+from ufo_mobile.errors import ConfigError, RunWriteError, UIParseError
+from ufo_mobile.safe_text import json_printable, printable, printable_lines
 from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import Settings, load_settings
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+_RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors on one line (``error: argument --port: ...``) and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = f" (see: {self.prog} --help)"
+        self.exit(EXIT_USAGE, f"error: {printable(message)}{hint}\n")
+
+
+def port_number(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"port {port} is out of range (0-65535)")
+    return port
+
+
+def run_id(text: str) -> str:
+    if not _RUN_ID.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a usable run id (letters, digits, '.', '_' and '-'; at most 100)")
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m ufo_mobile",
-                                     description="Run LLM agents that operate Android phones.")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser = _Parser(prog="python -m ufo_mobile", description="Run LLM agents that operate Android phones.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     run = sub.add_parser("run", help="run a YAML task file",
                          description="Run a task file; exit 0 when it finishes, 1 when it fails.")
     run.add_argument("task", type=Path, help="task file (YAML), e.g. config/tasks/demo.yaml")
@@ -37,13 +65,21 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--log-dir", type=Path, metavar="DIR", help="where run directories go (default logs/)")
     run.add_argument("--config", type=Path, metavar="FILE",
                      help="defaults file (default: default.yaml next to or above the task file)")
+    run.add_argument("--run-id", type=run_id, metavar="ID",
+                     help="name the run directory (default: time, task name and a random suffix); "
+                          "when taken, ID-2, ID-3, ... is used")
     run.add_argument("--quiet", action="store_true", help="print only the final summary")
+    report = sub.add_parser("report", help="summarise a run directory (also one that was cut off)",
+                            description="Print a run's outcome and steps from its directory. A run whose "
+                                        "process was killed is marked as cut off.")
+    report.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="e.g. logs/20261121-143841-turn-on-wifi-0d4b")
     devices = sub.add_parser("devices", help="list connected phones (serial, model, Android version, screen)")
-    devices.add_argument("--adb-port", type=int, metavar="PORT", help="adb server port (default 5037)")
+    devices.add_argument("--adb-port", type=port_number, metavar="PORT", help="adb server port (default 5037)")
     sim = sub.add_parser("sim", help="serve the simulated phone over the ADB protocol (adb connect 127.0.0.1:PORT)")
-    sim.add_argument("--port", type=int, default=15555, help="TCP port on 127.0.0.1 (default 15555)")
-    sim.add_argument("--width", type=int, default=1080)
-    sim.add_argument("--height", type=int, default=2400)
+    sim.add_argument("--port", type=port_number, default=15555,
+                     help="TCP port on 127.0.0.1 (default 15555; 0 picks a free one)")
+    sim.add_argument("--width", type=positive, default=1080)
+    sim.add_argument("--height", type=positive, default=2400)
     ui = sub.add_parser("ui", help="show what the model sees on a screen (indexed controls, set-of-mark)",
                         description="Print the indexed screen text the model would see for a uiautomator "
                                     "dump, or its controls as JSON, and draw the annotated screenshot.")
@@ -53,6 +89,16 @@ def build_parser() -> argparse.ArgumentParser:
                     help="write the annotated screenshot here (drawn from the dump when no --screenshot)")
     ui.add_argument("--json", action="store_true", help="print the controls as JSON instead of the text")
     return parser
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, not {value}")
+    return value
 
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
@@ -74,57 +120,43 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def format_step(step: StepContext) -> str:
-    """One progress line: step, status, action, outcome, phase timings."""
-    action = step.action.render() if step.action else "-"
-    if len(action) > 48:
-        action = action[:47] + "…"
-    if step.result is not None:
-        outcome = ("ok   " if step.result.success else "FAIL ") + step.result.summary
-    elif step.reason:
-        outcome = step.reason
-    else:
-        outcome = ""
-    if len(outcome) > 70:
-        outcome = outcome[:69] + "…"
-    short = {"data_collection": "obs", "llm_interaction": "llm", "action_execution": "act",
-             "memory_update": "mem"}
-    times = " ".join(f"{short.get(k, k)} {v * 1000:.0f}ms" for k, v in step.timings.items()
-                     if k != "memory_update")
-    return f"step {step.step:>3}  {step.status:<8}  {action:<48}  {outcome}  [{times}]"
-
-
-def format_summary(result: RunResult) -> str:
-    head = f"{result.status} after {result.steps} step{'s' if result.steps != 1 else ''}"
-    head += f" in {result.duration_seconds:.1f} s"
-    detail = result.answer or result.reason
-    lines = [f"{head}: {detail}" if detail else head,
-             f"run directory: {result.run_dir}",
-             f"tokens: {result.prompt_tokens} prompt + {result.completion_tokens} completion, "
-             f"cost ${result.cost_usd:.4f}"]
-    return "\n".join(lines)
-
-
 def _exit_code(result: RunResult) -> int:
-    if result.interrupted:
-        return EXIT_INTERRUPTED
+    if result.signal is not None:
+        return 128 + result.signal
     return EXIT_OK if result.ok else EXIT_FAIL
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     settings: Settings = load_settings(args.task, config_path=args.config, overrides=_overrides(args))
-
-    session = Session(settings, handle_signals=True)
-
-    def progress(step: StepContext) -> None:
-        print(session.redactor.text(format_step(step)), file=out, flush=True)
-
+    session = Session(settings, handle_signals=True, run_id=args.run_id)
+    console = Console(out, session.redactor)
+    session.on_start = lambda s: console.print(console.header(s.run_id, settings.task.text))
     if not args.quiet:
-        session.on_step = progress
-    print(f"run {session.run_id}: {settings.task.text}", file=out, flush=True)
-    result = asyncio.run(session.run())
-    print(format_summary(result), file=out, flush=True)
+        session.on_step = lambda step: console.print(console.step(step))
+    try:
+        result = asyncio.run(session.run())
+    except RunWriteError as exc:
+        _err(f"error: {console.safe(str(exc))}; the run could not record its end (the next run in "
+             "this log directory marks it as cut off)")
+        return EXIT_FAIL
+    console.print(console.summary(result.to_json()))
     return _exit_code(result)
+
+
+def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    from ufo_mobile.trace import runs
+
+    run_dir: Path = args.run_dir
+    data = runs.settle(run_dir)
+    console = Console(out)
+    console.print(console.header(str(data.get("run_id", run_dir.name)), str(data.get("task", ""))))
+    for line in runs.read_steps(run_dir):
+        console.print(console.recorded_step(line))
+    if data.get("status") == runs.RUNNING:
+        console.print(f"RUNNING (process {data.get('pid', '?')}): {len(runs.read_steps(run_dir))} steps so far")
+        return EXIT_OK
+    console.print(console.summary({**data, "run_dir": str(run_dir)}))
+    return EXIT_OK if data.get("status") == "FINISH" else EXIT_FAIL
 
 
 def _read_input(path: str, what: str, *, binary: bool = False) -> Any:
@@ -185,39 +217,42 @@ def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
         raise ConfigError(str(exc), path=args.dump) from exc
     if args.json:
         controls = [state.get_element_info(c.index) for c in state.elements]
-        print(json.dumps({"phone_state": state.phone_state, "controls": controls}, ensure_ascii=False, indent=2),
-              file=out)
+        text = json.dumps({"phone_state": state.phone_state, "controls": controls}, ensure_ascii=False, indent=2)
+        print(json_printable(text), file=out)
     else:
-        print(state.formatted_text, file=out)
+        print(printable_lines(state.formatted_text), file=out)
     if args.annotate is not None:
         size = (state.screen_width, state.screen_height)
         image = annotate(png, state.elements) if png is not None else render_blank(state.elements, size)
         if png is None:
             image = annotate(image, state.elements)
-        args.annotate.write_bytes(image)
-        print(f"annotated screenshot: {args.annotate}", file=sys.stderr)
+        try:
+            args.annotate.write_bytes(image)
+        except OSError as exc:
+            raise ConfigError(f"cannot write: {exc.strerror}", path=str(args.annotate)) from exc
+        print(f"annotated screenshot: {printable(str(args.annotate))}", file=sys.stderr)
     return EXIT_OK
 
 
+COMMANDS = {"run": cmd_run, "report": cmd_report, "ui": cmd_ui, "devices": cmd_devices, "sim": cmd_sim}
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
-    out = out or sys.stdout
     logging.getLogger("transitions").setLevel(logging.WARNING)
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
+    stream = cast(TextIO, PipeSafeStream(out or sys.stdout))
     try:
-        if args.command == "run":
-            return cmd_run(args, out)
-        if args.command == "ui":
-            return cmd_ui(args, out)
-        if args.command == "devices":
-            return cmd_devices(args, out)
-        if args.command == "sim":
-            return cmd_sim(args, out)
+        return COMMANDS[args.command](args, stream)
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _err(f"error: {printable(str(exc))}")
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        _err("interrupted")
         return EXIT_INTERRUPTED
-    parser.error(f"unknown command {args.command}")
-    return EXIT_USAGE  # pragma: no cover
+
+
+def _err(line: str) -> None:
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (BrokenPipeError, ValueError):
+        pass

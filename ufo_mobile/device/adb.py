@@ -94,23 +94,30 @@ class AdbDriver(DeviceDriver):
         """Pick the device: the named one (``adb connect``-ing ``host:port`` serials) or the only one."""
         wanted = self._wanted
         if wanted and ":" in wanted and wanted not in {d.serial for d in self._client.device_list()}:
-            self._client.connect(wanted, timeout=self._timeout)
-            self._client.wait_for(wanted, state="device", timeout=self._timeout)
+            answer = str(self._client.connect(wanted, timeout=self._timeout)).strip()
+            # adb answers at once: "connected to H:P", "already connected to H:P", or why not
+            # ("failed to connect to 'H:P': Connection refused"); only an unauthorized phone is
+            # worth waiting for, and the state check below explains that case.
+            if not answer.startswith(("connected to", "already connected to", "failed to authenticate")):
+                raise DeviceDisconnectedError(f"adb connect {wanted}: {answer or 'no answer'}", serial=wanted)
+            if not answer.startswith("failed to authenticate"):
+                self._client.wait_for(wanted, state="device", timeout=self._timeout)
         states = {serial: state for serial, state in _list_states(self._client)}
         if wanted is None:
             ready = [s for s, state in states.items() if state == "device"]
             if len(ready) != 1:
                 listing = ", ".join(f"{s} ({st})" for s, st in states.items()) or "none"
                 raise DeviceDisconnectedError(
-                    f"{'no' if not ready else 'more than one'} device ready; pass --device SERIAL. Seen: {listing}")
+                    f"{'no' if not ready else 'more than one'} device ready; pass --device SERIAL. Seen: {listing}",
+                    serial="-")
             wanted = ready[0]
         state = states.get(wanted)
         if state is None:
-            raise DeviceDisconnectedError(f"device {wanted} not found by the adb server")
+            raise DeviceDisconnectedError(f"device {wanted} not found by the adb server", serial=wanted)
         if state != "device":
             hint = {"unauthorized": "accept the USB debugging prompt on the phone",
                     "offline": "reconnect the cable or run 'adb reconnect'"}.get(state, "")
-            raise DeviceDisconnectedError(f"device {wanted} is {state}" + (f": {hint}" if hint else ""))
+            raise DeviceDisconnectedError(f"device {wanted} is {state}" + (f": {hint}" if hint else ""), serial=wanted)
         return self._client.device(wanted)
 
     async def ensure_connected(self) -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.settings import DeviceSettings
+from ufo_mobile.errors import ConfigError, DeviceCommandError, SimulatorError
+from ufo_mobile.settings import DeviceSettings, SimSettings
 from ufo_mobile.trace.writer import RunWriter
+
+if TYPE_CHECKING:
+    from ufo_mobile.sim.phone import SimPhone
 
 
 def adb_client(settings: DeviceSettings) -> Any:
@@ -16,7 +20,30 @@ def adb_client(settings: DeviceSettings) -> Any:
                               socket_timeout=settings.command_timeout_seconds)
 
 
-def make_driver(settings: DeviceSettings, *, logger: Any = None) -> DeviceDriver:
+def build_sim_phone(settings: SimSettings) -> SimPhone:
+    """The simulated phone with the user's apps installed.
+
+    Raises:
+        ConfigError: an app file is missing, malformed or invalid, or ``start_app`` is unknown.
+    """
+    from ufo_mobile.sim.phone import SimPhone
+
+    phone = SimPhone(width=settings.width, height=settings.height)
+    for app in settings.apps:
+        try:
+            phone.install_app(app)
+        except SimulatorError as exc:
+            raise ConfigError(str(exc), key="device.sim.apps") from exc
+    if settings.start_app:
+        try:
+            phone.start_app(settings.start_app)
+        except (SimulatorError, DeviceCommandError) as exc:
+            raise ConfigError(str(exc), key="device.sim.start_app") from exc
+    return phone
+
+
+def make_driver(settings: DeviceSettings, *, logger: Any = None, phone: SimPhone | None = None) -> DeviceDriver:
+    """The driver for ``settings``; for the simulator, ``phone`` (built by ``build_sim_phone``) if given."""
     if settings.kind == "adb":
         from ufo_mobile.device.adb import AdbDriver
 
@@ -29,14 +56,8 @@ def make_driver(settings: DeviceSettings, *, logger: Any = None) -> DeviceDriver
                         start_timeout=settings.u2_start_timeout_seconds, fallback=settings.u2_fallback,
                         logger=logger)
     from ufo_mobile.device.sim import SimDriver
-    from ufo_mobile.sim.phone import SimPhone
 
-    phone = SimPhone(width=settings.sim.width, height=settings.sim.height)
-    for app in settings.sim.apps:
-        phone.install_app(app)
-    if settings.sim.start_app:
-        phone.start_app(settings.sim.start_app)
-    return SimDriver(phone)
+    return SimDriver(phone or build_sim_phone(settings.sim))
 
 
 def wrap_driver(driver: DeviceDriver, settings: DeviceSettings, writer: RunWriter) -> DeviceDriver:

@@ -27,6 +27,7 @@ from ufo_mobile import yamlio
 from ufo_mobile.errors import ConfigError, LLMError
 from ufo_mobile.llm.base import Completion
 from ufo_mobile.memory.messages import ChatMessage
+from ufo_mobile.safe_text import printable
 
 
 class Script(BaseModel):
@@ -53,7 +54,7 @@ class ScriptedModel:
             return cls(Script.model_validate(data), name=f"scripted:{path.name}")
         except ValidationError as exc:
             err = exc.errors()[0]
-            key = yamlio.one_line(".".join(str(x) for x in err["loc"]))
+            key = printable(".".join(str(x) for x in err["loc"]))
             raise ConfigError(err["msg"], path=str(path), key=key) from exc
 
     @staticmethod

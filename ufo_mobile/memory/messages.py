@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -45,3 +46,10 @@ class ChatMessage(BaseModel):
     def to_log(self) -> dict[str, object]:
         """A JSON-safe form for the run directory (no image bytes)."""
         return {"role": self.role, "content": self.text()}
+
+    def redacted(self, redact: Callable[[str], str]) -> ChatMessage:
+        """The same message with ``redact`` applied to every text (images are left as they are)."""
+        if isinstance(self.content, str):
+            return self.model_copy(update={"content": redact(self.content)})
+        parts = [TextPart(text=redact(p.text)) if isinstance(p, TextPart) else p for p in self.content]
+        return self.model_copy(update={"content": parts})

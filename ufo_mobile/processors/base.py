@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from time import perf_counter
 from typing import Any, Protocol
 
-from ufo_mobile.errors import ConfigError, StateMachineError, UfoMobileError
+from ufo_mobile.errors import ConfigError, RunWriteError, StateMachineError, UfoMobileError
 from ufo_mobile.memory.reducers import apply_update
 from ufo_mobile.processors.context import StepContext
 
@@ -85,7 +85,8 @@ class Processor:
                 raise
             ctx.failed_phase = phase.name
             ctx.error = f"{type(exc).__name__}: {exc}"
-            ctx.fail(f"{phase.name} failed: {exc}")
+            # a full disk is the run's problem, not the phase's: its reason names the file
+            ctx.fail(str(exc) if isinstance(exc, RunWriteError) else f"{phase.name} failed: {exc}")
             return
         except BaseException as exc:
             ctx.timings[phase.name] = perf_counter() - start

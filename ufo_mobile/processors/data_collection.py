@@ -6,6 +6,8 @@ fails with the parse error. After an action the screen may still be moving, so t
 that a second dump agrees with the first (same controls and bounds) and otherwise observes again,
 until the screen is stable or ``settle_timeout_seconds`` has passed; the wait is recorded.
 Parsed controls are cached for ``control_cache_ttl_seconds``; every action drops the cache.
+Known secrets are redacted from the dump before it is parsed (in their XML-escaped form too), so a
+key typed into a visible field reaches neither the prompt nor the run directory.
 The image for the model is downscaled first and annotated at that size (cheap); the full-size
 annotated screenshot for the run directory is drawn later, off the critical path, by the recorder.
 """
@@ -43,12 +45,14 @@ class DataCollection:
 
     def __init__(self, device: DeviceDriver, cache: ControlCache, settings: PerceptionSettings,
                  *, logger: Any = None, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 redact: Callable[[str], str] | None = None) -> None:
         self.device = device
         self.cache = cache
         self.settings = settings
         self._clock = clock  # the settle wait is measured with this clock ...
         self._sleep = sleep  # ... and paced with this sleep (both injected by tests)
+        self._redact = redact  # secrets typed into a visible field never reach the model or the logs
         self._apps: list[AppInfo] | None = None
         self._dumps = 0
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.observe")
@@ -63,6 +67,8 @@ class DataCollection:
         attempts = 1
         while True:
             self._dumps += 1
+            if self._redact is not None:
+                xml = self._redact(xml)
             try:
                 return build_ui_state(xml, observation_id=f"obs-{ctx.step:04d}-{self._dumps}",
                                       screen_size=size), attempts

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
+
+import structlog
 
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.errors import LLMOutputParseError
@@ -23,7 +25,8 @@ class LLMInteraction:
 
     def __init__(self, model: ChatModel, tools: ToolRegistry, device: DeviceDriver,
                  records: Sequence[StepRecord], *, history_steps: int = 6, vision: bool = True,
-                 templates: PromptTemplates | None = None) -> None:
+                 templates: PromptTemplates | None = None, logger: Any = None,
+                 redact: Callable[[str], str] | None = None) -> None:
         self.model = model
         self.tools = tools
         self.device = device
@@ -31,6 +34,8 @@ class LLMInteraction:
         self.history_steps = history_steps
         self.vision = vision
         self.templates = templates or PromptTemplates.load("mobile_agent")
+        self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.llm")
+        self._redact = redact  # applied to every message sent: no secret reaches the model
 
     def build_messages(self, ctx: StepContext) -> list[ChatMessage]:
         obs = ctx.observation
@@ -50,6 +55,9 @@ class LLMInteraction:
                 ChatMessage(role="user", content=content)]
 
     async def _ask(self, ctx: StepContext, messages: list[ChatMessage]) -> str:
+        if self._redact is not None:
+            messages = [m.redacted(self._redact) for m in messages]
+        self._log.info("model_call", step=ctx.step, messages=len(messages))
         completion = await self.model.complete(messages)
         ctx.raw_replies.append(completion.text)
         ctx.usage = ctx.usage + completion.usage

@@ -1,11 +1,18 @@
-"""Writes a step's bundle to the run directory. Runs in the processor's ``finally``."""
+"""Writes a step's bundle to the run directory. Runs in the processor's ``finally``.
+
+When a file cannot be written (a full disk), the step ends in FAIL with that reason, the files
+that could not be written are left out (never half-written), and the step's line is still
+appended to ``steps.jsonl`` from the writer's reserve.
+"""
 
 from __future__ import annotations
 
 from functools import partial
 from typing import Any
 
+from ufo_mobile.errors import RunWriteError
 from ufo_mobile.processors.context import StepContext
+from ufo_mobile.states.status import MobileAgentStatus
 from ufo_mobile.trace.writer import RunWriter
 from ufo_mobile.ui.annotate import annotate
 
@@ -26,13 +33,16 @@ class StepRecorder:
         files: dict[str, str] = {}
 
         def put(name: str, content: Any) -> None:
-            self.writer.write_file(f"{folder}/{name}", content)
+            try:
+                self.writer.write_file(f"{folder}/{name}", content)
+            except RunWriteError:
+                return  # the writer keeps the failure; the step fails below
             files[name.split(".")[0]] = f"{folder}/{name}"
 
         obs = ctx.observation
         if obs is not None:
             put("screenshot.png", obs.screenshot)
-            if self.annotate:
+            if self.annotate and self.writer.failure is None:
                 # Drawn full size in the background: the next step does not wait for it.
                 self.writer.write_later(f"{folder}/annotated.png",
                                         partial(annotate, obs.screenshot, list(obs.ui_state.elements)))
@@ -48,7 +58,12 @@ class StepRecorder:
         if ctx.result is not None:
             put("result.json", ctx.result.to_dict())
         put("timings.json", ctx.timings)
-        self.writer.append_step(self.line(ctx, files))
+        failure = self.writer.failure  # also one from a background artifact of an earlier step
+        if failure is not None and ctx.status != MobileAgentStatus.FAIL:
+            ctx.fail(str(failure))
+        line = self.line(ctx, files)
+        line["write_error"] = str(failure) if failure is not None else None
+        self.writer.append_step(line)
 
     @staticmethod
     def line(ctx: StepContext, files: dict[str, str]) -> dict[str, Any]:

@@ -8,34 +8,61 @@ Layout::
     steps/0001/           screenshot.png, annotated.png, controls.json, screen.txt, prompt.json,
                           reply.txt, action.json, result.json, timings.json
     final.png             the screen when the run ended in FAIL
+    run.lock              held (flock) while the run is alive; removed when it ends
 
-Every text written here passes through the ``Redactor``, so secret values never reach disk.
+Every text written here passes through the ``Redactor``, so secret values never reach disk, in
+plain or escaped form. Every file appears whole or not at all (``trace/files.py``). When a write
+fails (a full disk), the writer remembers the failure, stops writing artifacts, and frees a small
+reserve so that the step lines, the log and the final ``run.json`` still fit.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import secrets
+import shlex
+import shutil
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
+
+from ufo_mobile.errors import RunWriteError
+from ufo_mobile.trace.files import LineAppender, RunLock, SpaceReserve, write_atomic, write_error
 
 REDACTED = "[REDACTED]"
 
 
+_XML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;", "\n": "&#10;",
+                "\r": "&#13;", "\t": "&#9;"}
+
+
+def escaped_forms(value: str) -> set[str]:
+    """``value`` as it appears after the escapings a run applies: JSON (both ASCII modes),
+    Python ``repr``, shell quoting and XML attributes (what uiautomator dumps contain)."""
+    forms = {value, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(value)[1:-1], repr(value)[1:-1],
+             value.encode("unicode_escape").decode("ascii"), shlex.quote(value),
+             "".join(_XML_ESCAPES.get(ch, ch) for ch in value)}
+    forms.add("".join(_XML_ESCAPES.get(ch, ch) if ch != "'" else ch for ch in value))
+    return {f for f in forms if f}
+
+
 class Redactor:
-    """Replaces every known secret value by ``[REDACTED]``."""
+    """Replaces every known secret value, and its escaped forms, by ``[REDACTED]``."""
 
     def __init__(self, values: Iterable[str] = ()) -> None:
-        self._values = sorted({v for v in values if v}, key=len, reverse=True)
+        self._secrets: set[str] = set()
+        self._values: list[str] = []
+        for value in values:
+            self.add(value)
 
     def add(self, value: str) -> None:
-        if value and value not in self._values:
-            self._values = sorted([*self._values, value], key=len, reverse=True)
+        if value and value not in self._secrets:
+            self._secrets.add(value)
+            forms = set(self._values) | escaped_forms(value)
+            self._values = sorted(forms, key=len, reverse=True)  # longest first: no partial leftovers
 
     def text(self, text: str) -> str:
         for value in self._values:
@@ -74,33 +101,99 @@ def dumps(obj: Any, *, indent: int | None = 2) -> str:
 
 
 class RunWriter:
-    """Writes one run's directory. Not thread-safe; one writer per run."""
+    """Writes one run's directory. Not thread-safe, except ``write_later``; one writer per run.
+
+    ``RunWriter(run_dir)`` creates exactly ``run_dir``; ``RunWriter.open(log_dir, run_id)`` takes
+    the next free name (``run_id``, ``run_id-2``, ...) when another run got the same id.
+
+    Raises:
+        RunWriteError: the directory (or its lock, reserve or step log) cannot be created.
+    """
 
     def __init__(self, run_dir: Path, redactor: Redactor | None = None) -> None:
         self.run_dir = run_dir
         self.redactor = redactor or Redactor()
-        run_dir.mkdir(parents=True, exist_ok=False)
-        (run_dir / "steps").mkdir()
-        self._jsonl: TextIO = open(run_dir / "steps.jsonl", "a", encoding="utf-8")  # noqa: SIM115
+        self.failure: RunWriteError | None = None
+        try:
+            run_dir.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            reason = "not a directory" if isinstance(exc, FileExistsError) else exc.strerror
+            raise RunWriteError(f"cannot write {run_dir.parent}: {reason}", path=str(run_dir.parent),
+                                errno=exc.errno) from exc
+        try:
+            run_dir.mkdir()
+        except FileExistsError:
+            raise  # the id is taken: ``open`` tries the next one
+        except OSError as exc:
+            raise write_error(run_dir, exc) from exc
+        try:
+            (run_dir / "steps").mkdir()
+            self._lock = RunLock(run_dir)  # before run.json: a run with a run.json always has a lock
+            self._reserve = SpaceReserve(run_dir / ".reserve")
+            self._steps = LineAppender(run_dir / "steps.jsonl")
+            self._log = LineAppender(run_dir / "run.log", sync=False)
+        except (OSError, RunWriteError) as exc:
+            shutil.rmtree(run_dir, ignore_errors=True)  # no half-made run directory is left behind
+            if isinstance(exc, RunWriteError):
+                raise
+            raise write_error(run_dir, exc) from exc
         # One background thread for artifacts that are slow to make and needed by no one in the loop.
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
         self._pending: list[Future[None]] = []
+
+    @classmethod
+    def open(cls, log_dir: Path, run_id: str, redactor: Redactor | None = None, *,
+             attempts: int = 100) -> RunWriter:
+        """A writer for ``log_dir/run_id``, or ``run_id-N`` with the first free N."""
+        for n in range(1, attempts + 1):
+            name = run_id if n == 1 else f"{run_id}-{n}"
+            try:
+                return cls(log_dir / name, redactor)
+            except FileExistsError:
+                continue
+        raise RunWriteError(f"cannot write {log_dir / run_id}: {attempts} runs already use this id",
+                            path=str(log_dir / run_id))
+
+    @property
+    def run_id(self) -> str:
+        return self.run_dir.name
 
     def step_dir(self, step: int) -> Path:
         path = self.run_dir / "steps" / f"{step:04d}"
         path.mkdir(exist_ok=True)
         return path
 
-    def write_file(self, relative: str | Path, content: bytes | str | Mapping[str, Any] | list[Any]) -> Path:
-        """Write one artifact under the run directory; text and JSON are redacted."""
-        path = self.run_dir / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def _encode(self, content: bytes | str | Mapping[str, Any] | list[Any]) -> bytes:
         if isinstance(content, bytes):
-            path.write_bytes(content)
-        elif isinstance(content, str):
-            path.write_text(self.redactor.text(content), encoding="utf-8")
-        else:
-            path.write_text(dumps(self.redactor.data(content)), encoding="utf-8")
+            return content
+        if isinstance(content, str):
+            return self.redactor.text(content).encode("utf-8")
+        return dumps(self.redactor.data(content)).encode("utf-8")
+
+    def _failed(self, error: RunWriteError) -> RunWriteError:
+        """Remember the first failure and free the reserve for the writes that must still happen."""
+        if self.failure is None:
+            self.failure = error
+        self._reserve.release()
+        return error
+
+    def write_file(self, relative: str | Path, content: bytes | str | Mapping[str, Any] | list[Any]) -> Path:
+        """Write one artifact under the run directory; text and JSON are redacted.
+
+        Raises:
+            RunWriteError: it could not be written, or an earlier write failed (artifacts stop then).
+        """
+        if self.failure is not None:
+            raise self.failure
+        path = self.run_dir / relative
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise self._failed(write_error(path.parent, exc)) from exc
+        try:
+            write_atomic(path, self._encode(content))
+        except RunWriteError as exc:
+            raise self._failed(exc) from exc.__cause__
         return path
 
     def write_later(self, relative: str | Path, produce: Callable[[], bytes]) -> None:
@@ -108,8 +201,13 @@ class RunWriter:
         def job() -> None:
             try:
                 self.write_file(relative, produce())
+            except RunWriteError:
+                pass  # remembered in self.failure; the next step ends the run
             except Exception as exc:  # an artifact must never take the run down
-                self.write_file(f"{relative}.error.txt", f"{type(exc).__name__}: {exc}\n")
+                try:
+                    self.write_file(f"{relative}.error.txt", f"{type(exc).__name__}: {exc}\n")
+                except RunWriteError:
+                    pass
 
         self._pending = [f for f in self._pending if not f.done()]
         self._pending.append(self._background.submit(job))
@@ -119,18 +217,36 @@ class RunWriter:
         for future in list(self._pending):
             future.result()
 
+    def _essential(self, write: Callable[[], None]) -> None:
+        """A write the run cannot do without: on failure, free the reserve and try once more."""
+        try:
+            write()
+        except RunWriteError as exc:
+            self._failed(exc)
+            write()
+
     def append_step(self, line: Mapping[str, Any]) -> None:
         """Append the step's JSONL line and push it to disk before returning."""
-        self._jsonl.write(dumps(self.redactor.data(line), indent=None) + "\n")
-        self._jsonl.flush()
-        os.fsync(self._jsonl.fileno())
+        text = dumps(self.redactor.data(line), indent=None)
+        self._essential(lambda: self._steps.append(text))
+
+    def log_line(self, line: str) -> None:
+        """Append one ``run.log`` line. Never raises: a log that cannot be written loses the line."""
+        try:
+            self._essential(lambda: self._log.append(line))
+        except RunWriteError:
+            pass
 
     def write_run(self, data: Mapping[str, Any]) -> None:
-        tmp = self.run_dir / "run.json.tmp"
-        tmp.write_text(dumps(self.redactor.data(data)), encoding="utf-8")
-        tmp.replace(self.run_dir / "run.json")
+        """Replace ``run.json`` (atomically, synced)."""
+        content = dumps(self.redactor.data(data)).encode("utf-8")
+        self._essential(lambda: write_atomic(self.run_dir / "run.json", content, sync=True))
 
     def close(self) -> None:
+        """Finish background work, free the reserve and end the run's lock. Call after the final
+        ``write_run``: a run without its lock is one that has ended."""
         self._background.shutdown(wait=True)
-        if not self._jsonl.closed:
-            self._jsonl.close()
+        self._steps.close()
+        self._log.close()
+        self._reserve.release()
+        self._lock.release()

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes import FakeDriver
+from tests.fakes import FakeDriver, ManualTimer, WaitsForever
 from ufo_mobile.errors import DeviceDisconnectedError
 from ufo_mobile.llm.scripted import Script, ScriptedModel
 from ufo_mobile.session import RunResult, Session
@@ -63,12 +63,20 @@ async def test_repeated_action_on_unchanged_screen(tmp_path: Path) -> None:
 
 
 async def test_step_timeout(tmp_path: Path) -> None:
-    slow = {"delay_seconds": 5, "reply": TAP_WIFI}
-    result, lines = await run(tmp_path, [TAP_WIFI, slow], step_timeout_seconds=0.3)
+    timer, model = ManualTimer(), WaitsForever([TAP_WIFI])
+    session = Session(settings(tmp_path, step_timeout_seconds=0.3), device=FakeDriver(), model=model,
+                      step_timer=timer)
+    task = asyncio.ensure_future(session.run())
+    await asyncio.wait_for(model.waiting.wait(), 60)  # step 2 is waiting for the model
+    timer.fire()
+    result = await asyncio.wait_for(task, 60)
+    assert [seconds for seconds, _, _ in timer.armed] == [0.3, 0.3]  # one timer per step
+    lines = [json.loads(x) for x in (result.run_dir / "steps.jsonl").read_text().splitlines()]
     assert result.status == "FAIL" and result.reason == "step 2 timed out after 0.3 s"
     assert len(lines) == 2 and lines[1]["action"] is None
     assert (lines[1]["status"], lines[1]["reason"]) == ("FAIL", "step 2 timed out after 0.3 s")
     assert lines[1]["error"] == "cancelled: step 2 timed out after 0.3 s"
+    assert lines[1]["failed_phase"] == "llm_interaction"
 
 
 async def test_device_error_mid_run_fails_with_reason_and_keeps_steps(tmp_path: Path) -> None:
@@ -87,15 +95,13 @@ async def test_device_error_mid_run_fails_with_reason_and_keeps_steps(tmp_path: 
 
 
 async def test_interrupt_ends_in_fail_interrupted_with_steps_on_disk(tmp_path: Path) -> None:
-    model = ScriptedModel(Script(replies=[TAP_WIFI, {"delay_seconds": 30, "reply": TAP_WIFI}]))
-    first_step_done = asyncio.Event()
-    session = Session(settings(tmp_path), device=FakeDriver(), model=model, on_step=lambda _: first_step_done.set())
+    model = WaitsForever([TAP_WIFI])
+    session = Session(settings(tmp_path), device=FakeDriver(), model=model)
     task = asyncio.ensure_future(session.run())
-    await asyncio.wait_for(first_step_done.wait(), 5)
-    await asyncio.sleep(0.05)  # step 2 is now waiting for the slow model
+    await asyncio.wait_for(model.waiting.wait(), 60)  # step 2 is waiting for the model
     assert session.context is not None
     session.context.interrupt()
-    result = await asyncio.wait_for(task, 5)
+    result = await asyncio.wait_for(task, 60)
     assert result.status == "FAIL" and result.reason == "interrupted" and result.interrupted
     lines = (result.run_dir / "steps.jsonl").read_text().splitlines()
     assert len(lines) == 2
@@ -145,7 +151,7 @@ async def test_malformed_twice_fails(tmp_path: Path) -> None:
 
 async def test_secrets_never_reach_the_run_directory(tmp_path: Path) -> None:
     secret = "sk-test-5f1e2d3c4b5a"
-    s = Settings(task=TaskSettings(text="use the key"), limits=LimitSettings(),
+    s = Settings(task=TaskSettings(text=f"use the key {secret}"), limits=LimitSettings(),
                  model=ModelSettings(script=Path("unused.yaml"), api_key=secret), logs=LogSettings(dir=tmp_path))
     leaky = {"status": "CONTINUE", "thought": f"the key is {secret}",
              "action": {"name": "type_text", "args": {"text": secret}}}
@@ -158,3 +164,7 @@ async def test_secrets_never_reach_the_run_directory(tmp_path: Path) -> None:
         assert secret.encode() not in path.read_bytes(), path
     assert "[REDACTED]" in (result.run_dir / "steps.jsonl").read_text()
     assert secret not in result.reason and "[REDACTED]" in result.reason
+    assert secret not in result.run_id
+    sent = [m.text() for call in model.calls for m in call]
+    assert sent and not [text for text in sent if secret in text]  # the model never saw it either
+    assert any("use the key [REDACTED]" in text for text in sent)

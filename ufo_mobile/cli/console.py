@@ -1,0 +1,124 @@
+"""What ``run`` and ``report`` print: the header, one line per step, the summary.
+
+Every piece of text that came from the model, the screen or a file is redacted first, then made
+printable (control characters escaped) and bounded, in that order: a cut never shows part of a
+secret, and nothing printed can forge a line or drive the terminal.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from typing import Any, TextIO
+
+from pydantic import ValidationError
+
+from ufo_mobile.llm.reply import ActionCall
+from ufo_mobile.processors.context import StepContext
+from ufo_mobile.safe_text import printable
+from ufo_mobile.trace.writer import Redactor
+
+ACTION_WIDTH, OUTCOME_WIDTH, DETAIL_LIMIT, TASK_LIMIT = 48, 70, 300, 200
+_PHASES = {"data_collection": "obs", "llm_interaction": "llm", "action_execution": "act", "memory_update": "mem"}
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` (already safe) cut to ``width`` characters with an ellipsis."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class PipeSafeStream:
+    """A text stream whose reader may go away (``| head``): from then on, output is dropped.
+
+    The command goes on (a run still finishes and records everything); only the printing stops.
+    """
+
+    def __init__(self, inner: TextIO) -> None:
+        self.inner = inner
+        self.closed_pipe = False
+
+    def write(self, text: str) -> int:
+        if not self.closed_pipe:
+            try:
+                self.inner.write(text)
+            except BrokenPipeError:
+                self._closed()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.closed_pipe:
+            try:
+                self.inner.flush()
+            except BrokenPipeError:
+                self._closed()
+
+    def _closed(self) -> None:
+        self.closed_pipe = True
+        try:  # the interpreter flushes stdout at exit: give it somewhere harmless to go
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.inner.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+            pass  # not backed by a descriptor (a StringIO): nothing flushes it at exit
+
+
+class Console:
+    """Formats what a run prints, safely (see the module docstring), and prints it to ``out``."""
+
+    def __init__(self, out: TextIO, redactor: Redactor | None = None) -> None:
+        self.out = out
+        self.redactor = redactor or Redactor()
+
+    def safe(self, text: str, limit: int | None = None) -> str:
+        return printable(self.redactor.text(text), limit)
+
+    def print(self, line: str = "") -> None:
+        print(line, file=self.out, flush=True)
+
+    def header(self, run_id: str, task: str) -> str:
+        return f"run {run_id}: {self.safe(task, TASK_LIMIT)}"
+
+    def step(self, step: StepContext) -> str:
+        """One progress line: step, status, action, outcome, phase timings."""
+        result = step.result
+        return self._step(step.step, step.status, step.action.render() if step.action else None,
+                          None if result is None else (result.success, result.summary), step.reason, step.timings)
+
+    def recorded_step(self, line: dict[str, Any]) -> str:
+        """The same line for a step read back from ``steps.jsonl``."""
+        action = line.get("action")
+        try:
+            rendered = ActionCall.model_validate(action).render() if action else None
+        except ValidationError:
+            rendered = str(action)
+        result = line.get("result")
+        outcome = (bool(result.get("success")), str(result.get("summary", ""))) if isinstance(result, dict) else None
+        timings = line.get("timings")
+        return self._step(int(line.get("step") or 0), str(line.get("status", "?")), rendered, outcome,
+                          str(line.get("reason") or ""), timings if isinstance(timings, dict) else {})
+
+    def _step(self, number: int, status: str, action: str | None, result: tuple[bool, str] | None,
+              reason: str, timings: dict[str, float]) -> str:
+        shown = fit(self.safe(action), ACTION_WIDTH) if action else "-"
+        if result is not None:
+            outcome = ("ok   " if result[0] else "FAIL ") + self.safe(result[1])
+        else:
+            outcome = self.safe(reason) if reason else ""
+        times = " ".join(f"{_PHASES.get(k, k)} {v * 1000:.0f}ms" for k, v in timings.items() if k != "memory_update")
+        return (f"step {number:>3}  {self.safe(status, 10):<8}  {shown:<{ACTION_WIDTH}}  "
+                f"{fit(outcome, OUTCOME_WIDTH)}  [{times}]")
+
+    def summary(self, result: dict[str, Any]) -> str:
+        """The closing lines, from a ``RunResult.to_json()`` or a ``run.json``."""
+        steps = int(result.get("steps") or 0)
+        head = f"{result.get('status')} after {steps} step{'s' if steps != 1 else ''}"
+        if result.get("duration_seconds") is not None:
+            head += f" in {float(result['duration_seconds']):.1f} s"
+        detail = self.safe(str(result.get("answer") or result.get("reason") or ""), DETAIL_LIMIT)
+        cost = result.get("cost_usd")
+        return "\n".join([
+            f"{head}: {detail}" if detail else head,
+            f"run directory: {self.safe(str(result.get('run_dir', '')))}",
+            f"tokens: {result.get('prompt_tokens', 0)} prompt + {result.get('completion_tokens', 0)} completion, "
+            f"cost ${float(cost or 0):.4f}",
+        ])
