@@ -6,14 +6,12 @@ allocation shows up as it would for a user. The timeout is only a hang guard.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.faults.conftest import cli, one_line_error
+
 GOOD_SCRIPT = "replies:\n  - {status: FINISH, thought: done, result: ok}\n"
 GOOD_TASK = "task: x\nmodel: {script: script.yaml}\n"
 
@@ -25,22 +23,15 @@ def billion_laughs() -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(tmp_path: Path, task: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ufo_mobile", "run", str(task), "--log-dir", str(tmp_path / "logs"), *extra],
-        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
-        timeout=120, check=False)
+def run(tmp_path: Path, task: Path, *extra: str) -> tuple[int, str, str]:
+    return cli("run", str(task), "--log-dir", str(tmp_path / "logs"), *extra, cwd=tmp_path)
 
 
-def assert_one_line_error(tmp_path: Path, proc: subprocess.CompletedProcess[str], file: Path) -> str:
-    assert proc.returncode == 2, proc.stderr[-2000:]
-    assert "Traceback" not in proc.stderr
-    lines = proc.stderr.splitlines()
-    assert len(lines) == 1, proc.stderr[-2000:]
-    assert lines[0].startswith("error: ")
-    assert str(file) in lines[0]
+def assert_one_line_error(tmp_path: Path, result: tuple[int, str, str], file: Path) -> str:
+    code, _, err = result
+    line = one_line_error(code, err, str(file))
     assert not (tmp_path / "logs").exists()
-    return lines[0]
+    return line
 
 
 @pytest.fixture
@@ -56,8 +47,8 @@ def test_a_good_task_does_run(tmp_path: Path, tasks: Path) -> None:
     """The control case: the same harness with good files makes a run directory."""
     task = tasks / "task.yaml"
     task.write_text(GOOD_TASK)
-    proc = run(tmp_path, task)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    code, _, err = run(tmp_path, task)
+    assert code == 0, err[-2000:]
     assert (tmp_path / "logs").is_dir()
 
 
