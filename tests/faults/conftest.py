@@ -28,7 +28,6 @@ from typing import Any
 
 import pytest
 
-from ufo_mobile.errors import SimulatorError
 from ufo_mobile.sim.adb_server import PrivateAdbServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,18 +167,6 @@ def write_task(folder: Path, replies: list[Any], *, name: str = "task.yaml", ext
     more = f", {model}" if model else ""
     path.write_text(f"task: {json.dumps(task)}\nmodel: {{script: {script.name}{more}}}\n{extra}")
     return path
-
-
-@pytest.fixture(scope="session")
-def adb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateAdbServer]:
-    try:
-        server = PrivateAdbServer(home=tmp_path_factory.mktemp("adb-home")).start()
-    except (SimulatorError, OSError) as exc:
-        pytest.skip(f"the adb binary from the adbutils wheel cannot run here: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @dataclass

@@ -1,9 +1,7 @@
 """Fixtures for integration tests: a private real adb server and the simulated phone behind an
 emulated adbd, connected to it like a phone over Wi-Fi.
 
-* ``adb_server`` (session): a ``PrivateAdbServer`` (ufo_mobile/sim/adb_server.py): the adb binary
-  shipped in the adbutils wheel on a free port of 127.0.0.1 with a temporary HOME. Attributes:
-  ``port``, ``adb`` (path), ``env``, ``client()`` (an ``adbutils.AdbClient``), ``run(*args)``.
+* ``adb_server`` (session, from tests/conftest.py): the private adb server.
 * ``sim_device`` (function): a fresh ``SimPhone`` and ``EmulatedAdbd`` connected to that server.
   Attributes: ``serial``, ``phone``, ``adbd``, ``client``, ``device`` (``adbutils.AdbDevice``).
 """
@@ -18,9 +16,8 @@ from dataclasses import dataclass
 import adbutils
 import pytest
 
-from ufo_mobile.errors import SimulatorError
 from ufo_mobile.sim import SimPhone
-from ufo_mobile.sim.adb_server import PrivateAdbServer, server_answers
+from ufo_mobile.sim.adb_server import PrivateAdbServer
 from ufo_mobile.sim.adbd import AdbdThread, EmulatedAdbd
 
 DEVICE_ONLINE_TIMEOUT = 60.0  # a hang guard: a loaded machine may take seconds
@@ -34,25 +31,6 @@ class SimDevice:
     runner: AdbdThread
     client: adbutils.AdbClient
     device: adbutils.AdbDevice
-
-
-@pytest.fixture(scope="session")
-def adb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateAdbServer]:
-    home = tmp_path_factory.mktemp("adb-home")
-    try:
-        server = PrivateAdbServer(home=home)
-    except (SimulatorError, OSError) as exc:
-        pytest.skip(f"the adb binary from the adbutils wheel cannot be used here: {exc}")
-    try:
-        server.start()
-    except (SimulatorError, OSError) as exc:
-        pytest.skip(f"the adb server did not start: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
-    assert not server.running, "the adb server outlived its fixture"
-    assert not server_answers(server.port), f"something still answers on the adb server port {server.port}"
 
 
 @pytest.fixture
