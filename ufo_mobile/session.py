@@ -147,24 +147,24 @@ class Session:
         logger = make_run_logger(writer, run_id=self.run_id)
         owns_device = self.device is None  # a driver passed in by the caller stays open for the caller
         request = self.redactor.text(s.task.text)  # the model never sees a secret, even one quoted in the task
-        ctx = RunContext(self.run_id, request, writer, logger, on_step=self._notify,
-                         run_task=asyncio.current_task())
+        ctx = RunContext(self.run_id, request, writer, logger, on_step=self._notify)
         self.context = ctx
         device: DeviceDriver | None = None
         restore = self._install_signals(ctx)
-        if self.on_start is not None:
-            self.on_start(self)
         try:
+            if self.on_start is not None:
+                self.on_start(self)
             device = wrap_driver(self.device or make_driver(s.device, logger=logger, phone=phone), s.device, writer)
             agent = MobileAgent("MobileAgent", device=device, model=model, settings=s, logger=logger,
                                 step_timer=self.step_timer)
             agent.run_id = self.run_id
+            # The round runs as a task of its own, so that a second signal can abandon it (and only it).
+            ctx.run_task = round_task = asyncio.ensure_future(self._run_round(agent, device, ctx))
             try:
-                final = await self._run_round(agent, device, ctx)
+                final = await round_task
             except asyncio.CancelledError:
-                if not ctx.abandoned:
+                if not (ctx.abandoned and round_task.cancelled()):
                     raise
-                asyncio.current_task().uncancel()  # type: ignore[union-attr]
                 logger.warning("run_abandoned", reason=ctx.stop_reason, step=ctx.step)
                 agent.fail_with(ctx.stop_reason)
                 final = agent

@@ -150,10 +150,11 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     data = runs.settle(run_dir)
     console = Console(out)
     console.print(console.header(str(data.get("run_id", run_dir.name)), str(data.get("task", ""))))
-    for line in runs.read_steps(run_dir):
+    steps = runs.read_steps(run_dir)
+    for line in steps:
         console.print(console.recorded_step(line))
     if data.get("status") == runs.RUNNING:
-        console.print(f"RUNNING (process {data.get('pid', '?')}): {len(runs.read_steps(run_dir))} steps so far")
+        console.print(f"RUNNING (process {data.get('pid', '?')}): {len(steps)} steps so far")
         return EXIT_OK
     console.print(console.summary({**data, "run_dir": str(run_dir)}))
     return EXIT_OK if data.get("status") == "FINISH" else EXIT_FAIL
@@ -177,7 +178,7 @@ def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
     try:
         rows = list_devices(client)
     except AdbUnavailableError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _err(f"error: {printable(str(exc))}")
         return EXIT_FAIL
     print(format_rows(rows), file=out)
     return EXIT_OK

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-import os
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -27,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.device.wrappers import DriverWrapper, Sleep
 from ufo_mobile.errors import RecordingError
+from ufo_mobile.trace.files import append_line
 
 if TYPE_CHECKING:
     from ufo_mobile.trace.writer import RunWriter
@@ -181,11 +181,8 @@ class RecordingDriver(DriverWrapper):
             error_type=type(error).__name__ if error is not None else None, error_message=message,
             observation=observation, redacted=withheld or safe != args,
             text_len=len(text) if text is not None else None)
-        line = json.dumps(record.model_dump(mode="json"), ensure_ascii=False)
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
+        # whole lines, synced; a full disk raises RunWriteError and leaves no partial line
+        append_line(self.path, json.dumps(record.model_dump(mode="json"), ensure_ascii=False))
 
 
 def load_recording(path: Path | str) -> list[RecordedAction]:

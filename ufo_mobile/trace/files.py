@@ -90,6 +90,15 @@ class LineAppender:
             self._fd = None
 
 
+def append_line(path: Path, line: str, *, sync: bool = True) -> None:
+    """Append one whole line to ``path`` (opened and closed again): ``LineAppender`` for one line."""
+    appender = LineAppender(path, sync=sync)
+    try:
+        appender.append(line)
+    finally:
+        appender.close()
+
+
 class SpaceReserve:
     """A file of spare bytes; ``release()`` frees them for the writes that must not fail."""
 
