@@ -4,16 +4,28 @@
   shipped in the adbutils wheel on a free port of 127.0.0.1 with a temporary HOME. Attributes:
   ``port``, ``adb`` (path), ``env``, ``client()`` (an ``adbutils.AdbClient``), ``run(*args)``.
   It is stopped at the end of the session, and checked to be gone.
+
+Signal dispositions: a process inherits an *ignored* signal across exec. A test run started in the
+background by a script (SIGINT ignored) or under ``nohup`` (SIGHUP ignored) would hand that on to the
+command lines the tests start, and the tests that send those signals would test nothing (or hang).
+So the test process restores the default dispositions first; the tests that need a signal ignored
+ignore it themselves, around the one process they start.
 """
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 
 import pytest
 
 from ufo_mobile.errors import SimulatorError
 from ufo_mobile.sim.adb_server import PrivateAdbServer, server_answers
+
+for _signum, _default in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL),
+                          (signal.SIGHUP, signal.SIG_DFL)):
+    if signal.getsignal(_signum) == signal.SIG_IGN:
+        signal.signal(_signum, _default)
 
 
 @pytest.fixture(scope="session")

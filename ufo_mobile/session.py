@@ -249,10 +249,13 @@ class Session:
                 signal.raise_signal(signum)
 
         def restore() -> None:
-            for signum in STOP_SIGNALS:
+            for signum in handled:
                 loop.remove_signal_handler(signum)
 
-        for signum in STOP_SIGNALS:
+        # A signal the parent set to be ignored stays ignored: `nohup` (SIGHUP), or a job started in the
+        # background by a non-interactive shell (SIGINT), must not be stopped by that signal.
+        handled = [signum for signum in STOP_SIGNALS if signal.getsignal(signum) != signal.SIG_IGN]
+        for signum in handled:
             loop.add_signal_handler(signum, on_signal, signum)
         return restore
 

@@ -187,7 +187,6 @@ def served_phone(adb_server: PrivateAdbServer, tmp_path: Path) -> Iterator[Serve
         port = int(line.split("127.0.0.1:")[1].split(";")[0])
         yield ServedPhone(sim, f"127.0.0.1:{port}", {"ANDROID_ADB_SERVER_PORT": str(adb_server.port)})
     finally:
-        sim.signal(signal.SIGCONT)
-        sim.signal(signal.SIGINT)
+        sim.signal(signal.SIGKILL)  # stopped or not; its graceful Ctrl-C is tested in tests/integration
         sim.finish()
         adb_server.run("disconnect")

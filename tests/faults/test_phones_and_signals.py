@@ -85,6 +85,25 @@ def test_a_signal_ends_the_run_in_fail_with_the_step_recorded(tmp_path: Path, si
     assert (lines[1]["status"], lines[1]["reason"]) == ("FAIL", reason)
 
 
+def test_an_ignored_signal_stays_ignored(tmp_path: Path) -> None:
+    """``nohup python -m ufo_mobile run ...``: SIGHUP is ignored, so closing the terminal does not stop
+    the run; SIGTERM still does."""
+    task = write_task(tmp_path, [LAUNCH, slow(TAP_WIFI)])
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # what nohup does before it starts the command
+    try:
+        run = Cli("run", str(task), "--log-dir", "logs", cwd=tmp_path)
+    finally:
+        signal.signal(signal.SIGHUP, previous)
+    run.wait_line("step   1")
+    run_dir = _wait_for_model(run, tmp_path / "logs")
+    run.signal(signal.SIGHUP)
+    run.signal(signal.SIGTERM)
+    code, out, err = run.finish()
+    assert code == 143, out + err
+    assert run_json(run_dir)["reason"] == "terminated"
+    assert "hung up" not in (run_dir / "run.log").read_text()
+
+
 def test_a_second_ctrl_c_stops_waiting_and_still_records_interrupted(tmp_path: Path,
                                                                     served_phone: ServedPhone) -> None:
     """The first Ctrl-C cancels the step; the run then waits for the final screenshot of a frozen
