@@ -231,7 +231,7 @@ def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
             args.annotate.write_bytes(image)
         except OSError as exc:
             raise ConfigError(f"cannot write: {exc.strerror}", path=str(args.annotate)) from exc
-        print(f"annotated screenshot: {printable(str(args.annotate))}", file=sys.stderr)
+        _err(f"annotated screenshot: {printable(str(args.annotate))}")
     return EXIT_OK
 
 
