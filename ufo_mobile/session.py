@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import time
 from collections.abc import Callable
@@ -133,8 +134,9 @@ class Session:
                        "settings": self.settings.model_dump(mode="json")}
         try:
             writer.write_run(self._start)
-        except RunWriteError as exc:
+        except RunWriteError as exc:  # a disk full from the start: leave nothing behind
             writer.close()
+            shutil.rmtree(writer.run_dir, ignore_errors=True)
             raise ConfigError(f"cannot create the run directory: {exc}", key="logs.dir") from exc
         return writer
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.faults.conftest import only_run_dir, run_json, step_lines, write_task
+from tests.faults.conftest import one_line_error, only_run_dir, run_json, step_lines, write_task
 from tests.faults.small_disk import namespace_mounts, run_in_mount_namespace
 
 SCROLLS = [{"status": "CONTINUE", "thought": "look", "action": {"name": "scroll", "args": {"direction": d}}}
@@ -48,3 +48,17 @@ def test_a_full_disk_ends_the_run_in_fail_and_leaves_nothing_half_written(tmp_pa
         for name in ("screenshot", "controls", "screen", "prompt", "reply", "action", "result", "timings"):
             assert (run_dir / line["files"][name]).is_file(), (line["step"], name)
     assert not (run_dir / "run.lock").exists() and not (run_dir / ".reserve").exists()
+
+
+@pytest.mark.skipif(not namespace_mounts(), reason="no private mount namespace here for a small tmpfs")
+def test_a_disk_full_from_the_start_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:
+    task = write_task(tmp_path, SCROLLS[:1] + [{"status": "FINISH", "result": "ok"}])
+    disk, out_dir = tmp_path / "disk", tmp_path / "copied"
+    disk.mkdir()
+    out_dir.mkdir()
+    code, out, err = run_in_mount_namespace(f"mount -t tmpfs -o size=16k tmpfs {disk}",
+                                            ["run", str(task), "--log-dir", str(disk)], cwd=tmp_path,
+                                            copy_out=(disk, out_dir))
+    one_line_error(code, err, "logs.dir", "No space left on device")
+    assert out == ""
+    assert list(out_dir.iterdir()) == []
