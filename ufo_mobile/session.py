@@ -83,11 +83,13 @@ class RunResult:
     steps: int
     prompt_tokens: int
     completion_tokens: int
-    cost_usd: float
+    cost_usd: float | None  # None: unknown (a model without a price)
     run_dir: Path
     duration_seconds: float
     interrupted: bool = False  # stopped from outside (a signal, or RunContext.interrupt)
     signal: int | None = None  # the signal that stopped the run, if one did
+    cached_tokens: int = 0  # the part of prompt_tokens served from the provider's prompt cache
+    model_calls: int = 0
 
     @property
     def ok(self) -> bool:
@@ -217,11 +219,13 @@ class Session:
             steps=ctx.step,
             prompt_tokens=ctx.usage.prompt_tokens,
             completion_tokens=ctx.usage.completion_tokens,
-            cost_usd=round(ctx.usage.cost_usd, 6),
+            cost_usd=None if ctx.usage.cost_usd is None else round(ctx.usage.cost_usd, 6),
             run_dir=ctx.run_dir,
             duration_seconds=round(time.monotonic() - started, 3),
             interrupted=stopped,
             signal=ctx.stop_signal if stopped else None,
+            cached_tokens=ctx.usage.cached_tokens,
+            model_calls=ctx.usage.calls,
         )
 
     def _notify(self, step: StepContext) -> None:

@@ -115,10 +115,24 @@ class Console:
         if result.get("duration_seconds") is not None:
             head += f" in {float(result['duration_seconds']):.1f} s"
         detail = self.safe(str(result.get("answer") or result.get("reason") or ""), DETAIL_LIMIT)
-        cost = result.get("cost_usd")
         return "\n".join([
             f"{head}: {detail}" if detail else head,
             f"run directory: {self.safe(str(result.get('run_dir', '')))}",
-            f"tokens: {result.get('prompt_tokens', 0)} prompt + {result.get('completion_tokens', 0)} completion, "
-            f"cost ${float(cost or 0):.4f}",
+            usage_line(result),
         ])
+
+
+def usage_line(result: dict[str, Any]) -> str:
+    """``tokens: 5210 prompt (3072 cached) + 214 completion in 4 calls, cost $0.0123``; a cost that
+    could not be priced says so instead of showing $0."""
+    prompt, cached = int(result.get("prompt_tokens") or 0), int(result.get("cached_tokens") or 0)
+    calls = int(result.get("model_calls") or 0)
+    line = f"tokens: {prompt} prompt"
+    if cached:
+        line += f" ({cached} cached)"
+    line += f" + {int(result.get('completion_tokens') or 0)} completion"
+    if calls:
+        line += f" in {calls} model call{'s' if calls != 1 else ''}"
+    cost = result.get("cost_usd", 0.0)
+    return line + (", cost unknown (no price for this model; see model.prices)" if cost is None
+                   else f", cost ${float(cost):.4f}")

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ufo_mobile import yamlio
 from ufo_mobile.errors import ConfigError, LLMError
-from ufo_mobile.llm.base import Completion
+from ufo_mobile.llm.base import Completion, Usage
 from ufo_mobile.memory.messages import ChatMessage
 from ufo_mobile.safe_text import printable
 
@@ -66,7 +66,8 @@ class ScriptedModel:
             return inner, float(entry.get("delay_seconds", 0))
         return json.dumps(entry, ensure_ascii=False), None
 
-    async def complete(self, messages: Sequence[ChatMessage]) -> Completion:
+    async def complete(self, messages: Sequence[ChatMessage], *,
+                       schema: dict[str, Any] | None = None) -> Completion:
         self.calls.append(list(messages))
         replies = self.script.replies
         if self._next >= len(replies):
@@ -80,4 +81,4 @@ class ScriptedModel:
         wait = self.script.delay_seconds if delay is None else delay
         if wait:
             await asyncio.sleep(wait)
-        return Completion(text=text, model=self.name)
+        return Completion(text=text, usage=Usage(calls=1), model=self.name)

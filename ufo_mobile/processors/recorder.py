@@ -88,7 +88,6 @@ class StepRecorder:
             "error": ctx.error,
             "failed_phase": ctx.failed_phase,
             "timings": {k: round(v, 4) for k, v in ctx.timings.items()},
-            "usage": {"prompt_tokens": ctx.usage.prompt_tokens, "completion_tokens": ctx.usage.completion_tokens,
-                      "cost_usd": ctx.usage.cost_usd},
+            "usage": ctx.usage.to_dict(),
             "files": files,
         }
