@@ -19,7 +19,7 @@ from ufo_mobile.ui.controls import (
     is_keyboard_package,
     screen_for,
 )
-from ufo_mobile.ui.format import FormatOptions, format_line, format_ui, quote
+from ufo_mobile.ui.format import FormatOptions, format_line, format_ui, quote, screen_legend
 from ufo_mobile.ui.hierarchy import Bounds, UINode, UITree, parse_hierarchy
 from ufo_mobile.ui.state import UIState, build_ui_state, clear_point, control_info
 
@@ -50,4 +50,5 @@ __all__ = [
     "quote",
     "render_blank",
     "screen_for",
+    "screen_legend",
 ]

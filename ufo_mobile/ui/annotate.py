@@ -115,8 +115,9 @@ def _place_label(box: _Rect, size: tuple[int, int], placed: list[_Rect], limits:
     """The first free spot among the box's corners and the spots just outside it."""
     left, top, right, bottom = box
     w, h = size
+    # Top right first: text in a row starts at the left, so a number there hides the least of it.
     spots = [
-        (left, top), (right - w, top), (left, top - h), (left, bottom - h), (right - w, bottom - h),
+        (right - w, top), (left, top), (right - w, bottom - h), (left, top - h), (left, bottom - h),
         (left, bottom), (right - w, top - h), (right - w, bottom),
     ]
     candidates = [_clamp((x, y, x + w, y + h), limits) for x, y in spots]
@@ -141,7 +142,7 @@ def _draw_clipped_text(draw: ImageDraw.ImageDraw, rect: _Rect, text: str, font: 
 
 
 def _label_size(width: int, height: int) -> int:
-    return max(10, min(48, round(min(width, height) / 40)))
+    return max(16, min(48, round(min(width, height) / 26)))
 
 
 def _scaled(bounds: Bounds, scale: float) -> _Rect:
