@@ -36,11 +36,13 @@ from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.device.factory import build_sim_phone, make_driver, wrap_driver
 from ufo_mobile.errors import ConfigError, DeviceError, RunWriteError
-from ufo_mobile.llm.base import ChatModel
+from ufo_mobile.llm.base import ChatModel, ManagedModel
 from ufo_mobile.llm.factory import make_model
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.settings import Settings
 from ufo_mobile.states.status import MobileAgentStatus
+from ufo_mobile.tools.build import check_tool_settings
+from ufo_mobile.tools.credentials import CredentialManager
 from ufo_mobile.trace import runs
 from ufo_mobile.trace.logging import make_run_logger
 from ufo_mobile.trace.writer import Redactor, RunWriter, new_run_id
@@ -111,8 +113,12 @@ class Session:
                  step_timer: StepTimer = event_loop_timer) -> None:
         self.settings = settings
         self.redactor = Redactor(settings.secrets())
-        # named after the task, which may quote a secret: the name is made from the redacted text
-        self.run_id = run_id or new_run_id(self.redactor.text(settings.task.name or settings.task.text))
+        self.credentials = CredentialManager.from_settings(settings.credentials)  # ConfigError: a missing secret
+        for value in self.credentials.values():
+            self.redactor.add(value)  # before anything is named, printed or written
+        # Named in run(), once the model's own secrets (a key from the environment) are known too: a
+        # run directory is named after the task, which may quote a secret.
+        self.run_id = run_id or ""
         self.device = device
         self.model = model
         self.handle_signals = handle_signals
@@ -126,6 +132,8 @@ class Session:
     def _open(self) -> RunWriter:
         log_dir = Path(self.settings.logs.dir)
         runs.sweep(log_dir)  # runs killed earlier are marked as cut off, never left "RUNNING"
+        task = self.settings.task
+        self.run_id = self.run_id or new_run_id(self.redactor.text(task.name or task.text))
         try:
             writer = RunWriter.open(log_dir, self.run_id, self.redactor)
         except RunWriteError as exc:  # no run has started: this is a bad log directory
@@ -145,10 +153,20 @@ class Session:
     async def run(self) -> RunResult:
         s = self.settings
         started = time.monotonic()
+        check_tool_settings(s.tools)  # a custom tool that does not load is a config error: no run directory
         model = self.model or make_model(s.model)  # bad files are config errors: no run directory yet
-        phone = build_sim_phone(s.device.sim) if self.device is None and s.device.kind == "sim" else None
-        writer = self._open()
+        if isinstance(model, ManagedModel):
+            for secret in model.secrets():  # a key read from the environment is a secret too
+                self.redactor.add(secret)
+        try:
+            phone = build_sim_phone(s.device.sim) if self.device is None and s.device.kind == "sim" else None
+            writer = self._open()
+        except BaseException:
+            await self._close_model(model)
+            raise
         logger = make_run_logger(writer, run_id=self.run_id)
+        if isinstance(model, ManagedModel):
+            model.bind_logger(logger)  # retries and fallbacks go to the run's log
         owns_device = self.device is None  # a driver passed in by the caller stays open for the caller
         request = self.redactor.text(s.task.text)  # the model never sees a secret, even one quoted in the task
         ctx = RunContext(self.run_id, request, writer, logger, on_step=self._notify)
@@ -160,7 +178,7 @@ class Session:
                 self.on_start(self)
             device = wrap_driver(self.device or make_driver(s.device, logger=logger, phone=phone), s.device, writer)
             agent = MobileAgent("MobileAgent", device=device, model=model, settings=s, logger=logger,
-                                step_timer=self.step_timer)
+                                step_timer=self.step_timer, credentials=self.credentials)
             agent.run_id = self.run_id
             # The round runs as a task of its own, so that a second signal can abandon it (and only it).
             ctx.run_task = round_task = asyncio.ensure_future(self._run_round(agent, device, ctx))
@@ -187,6 +205,7 @@ class Session:
             restore()
             if owns_device and device is not None:
                 await _close(device, s.device.command_timeout_seconds)
+            await self._close_model(model)
             writer.close()
 
     async def _run_round(self, agent: MobileAgent, device: DeviceDriver, ctx: RunContext) -> BasicAgent:
@@ -227,6 +246,11 @@ class Session:
             cached_tokens=ctx.usage.cached_tokens,
             model_calls=ctx.usage.calls,
         )
+
+    async def _close_model(self, model: ChatModel) -> None:
+        """Close a model this session built (one passed in stays open for its owner)."""
+        if self.model is None and isinstance(model, ManagedModel):
+            await model.aclose()
 
     def _notify(self, step: StepContext) -> None:
         if self.on_step is not None:

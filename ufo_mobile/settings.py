@@ -9,14 +9,16 @@ error naming the key. Every error is a ``ConfigError`` whose text is one line:
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from ufo_mobile import yamlio
 from ufo_mobile.errors import ConfigError
@@ -29,21 +31,70 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class RetrySettings(_Strict):
+    """How the model client retries 429, 5xx, timeouts and dropped connections."""
+
+    max_retries: int = Field(default=4, ge=0, description="retries after the first attempt")
+    budget_seconds: float = Field(default=90.0, gt=0, description="total time one call may take, retries included")
+    base_delay_seconds: float = Field(default=1.0, gt=0, description="backoff before the first retry (doubles)")
+    max_delay_seconds: float = Field(default=20.0, gt=0, description="longest backoff between two attempts")
+
+
+class PriceSettings(_Strict):
+    """USD per million tokens; ``cached_input`` defaults to ``input`` (no cache discount)."""
+
+    input: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+    output: float = Field(ge=0)
+
+
+ModelKind = Literal["scripted", "openai", "azure", "openai_compatible"]
+
+
 class ModelSettings(_Strict):
-    kind: Literal["scripted"] = "scripted"
+    kind: ModelKind = "scripted"
     script: Path | None = Field(default=None, description="reply script for the scripted model")
-    name: str = "gpt-4o"
-    base_url: str | None = None
-    api_key: SecretStr | None = None
-    temperature: float = Field(default=0.0, ge=0, le=2)
+    name: str = Field(default="gpt-4o", min_length=1, description="the model (for azure: the deployment, "
+                                                                  "unless azure_deployment is set)")
+    base_url: str | None = Field(default=None, description="openai_compatible (required) or a proxy for openai")
+    api_key: SecretStr | None = Field(default=None, description="use ${VAR}; never a literal key in a file")
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                                    description="the variable holding the key (default per kind)")
+    azure_endpoint: str | None = Field(default=None, description="None = $AZURE_OPENAI_ENDPOINT")
+    azure_deployment: str | None = Field(default=None, description="None = name")
+    api_version: str | None = Field(default=None, description="azure; None = $OPENAI_API_VERSION")
+    temperature: float | None = Field(default=0.0, ge=0, le=2, description="None = not sent (reasoning models)")
     max_tokens: int = Field(default=1024, gt=0)
-    timeout_seconds: float = Field(default=60.0, gt=0)
+    timeout_seconds: float = Field(default=60.0, gt=0, description="bound on every attempt of a call")
     vision: bool = True
+    structured_output: Literal["auto", "json_schema", "off"] = "auto"
+    retry: RetrySettings = RetrySettings()
+    prices: dict[str, PriceSettings] = Field(default_factory=dict, description="per model, over the built-in table")
+
+    @field_validator("base_url", "azure_endpoint")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            parts = urlsplit(value)
+            usable = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 0) >= 0
+        except ValueError:  # a malformed port or IPv6 address
+            usable = False
+        if not usable:
+            raise ValueError(f"not an http(s) URL: {value!r} (e.g. http://localhost:11434/v1)")
+        return value
 
     @model_validator(mode="after")
-    def _script_needed(self) -> ModelSettings:
+    def _kind_needs(self) -> ModelSettings:
         if self.kind == "scripted" and self.script is None:
             raise ValueError("the scripted model needs 'script: <reply script file>'")
+        if self.kind == "openai_compatible" and not self.base_url:
+            raise ValueError("the openai_compatible model needs 'base_url: <server URL>', "
+                             "e.g. http://localhost:11434/v1")
+        if self.kind == "azure" and self.base_url:
+            raise ValueError("azure takes its resource URL as 'azure_endpoint' (or $AZURE_OPENAI_ENDPOINT), "
+                             "not 'base_url'")
         return self
 
 
@@ -90,6 +141,72 @@ class AgentSettings(_Strict):
     max_wait_seconds: float = Field(default=10.0, gt=0)
 
 
+_TOOL_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
+class CustomToolSettings(_Strict):
+    """A tool of the user's: ``function`` is ``package.module:function``, importable and callable."""
+
+    name: str = Field(pattern=_TOOL_NAME)
+    function: str = Field(description="package.module:function; its parameters come from its signature")
+    description: str = ""
+    deps: list[str] | None = Field(default=None, description="capabilities it needs; None = always offered")
+
+    @field_validator("function")
+    @classmethod
+    def _importable(cls, value: str) -> str:
+        import_callable(value)
+        return value
+
+
+class ToolSettings(_Strict):
+    disabled: list[str] = Field(default_factory=list, description="tools never offered to the model")
+    custom: list[CustomToolSettings] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique(self) -> ToolSettings:
+        names = [tool.name for tool in self.custom]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"custom tool names must be unique: {', '.join(twice)}")
+        return self
+
+
+class CredentialSettings(_Strict):
+    env: dict[str, str] = Field(default_factory=dict, description="secret id -> environment variable")
+    file: Path | None = Field(default=None, description="YAML {id: value}, outside every git work tree")
+
+    @field_validator("env")
+    @classmethod
+    def _names(cls, value: dict[str, str]) -> dict[str, str]:
+        for secret_id, variable in value.items():
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}", secret_id):
+                raise ValueError(f"secret id {printable(secret_id, 80)!r} must be a plain name")
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", variable):
+                raise ValueError(f"{printable(variable, 80)!r} is not an environment variable name")
+        return value
+
+
+def import_callable(path: str) -> Any:
+    """The callable named ``package.module:attribute``; a ``ValueError`` (one line) otherwise."""
+    module_name, sep, attribute = path.partition(":")
+    if not sep or not module_name or not attribute:
+        raise ValueError(f"{printable(path, 120)!r} is not 'package.module:function'")
+    try:
+        target: Any = importlib.import_module(module_name)
+    except Exception as exc:  # an import runs the module's code: any error is the file's problem
+        detail = " ".join(str(exc).split())
+        raise ValueError(f"cannot import {printable(module_name, 120)}: {type(exc).__name__}: "
+                         f"{printable(detail, 200)}") from None
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise ValueError(f"module {module_name} has no {printable(attribute, 120)}")
+        target = getattr(target, part)
+    if not callable(target):
+        raise ValueError(f"{printable(path, 120)} is not callable")
+    return target
+
+
 class LogSettings(_Strict):
     dir: Path = Path("logs")
 
@@ -107,6 +224,8 @@ class Settings(_Strict):
     perception: PerceptionSettings = PerceptionSettings()
     agent: AgentSettings = AgentSettings()
     logs: LogSettings = LogSettings()
+    tools: ToolSettings = ToolSettings()
+    credentials: CredentialSettings = CredentialSettings()
 
     def secrets(self) -> list[str]:
         """Secret values that must never be written anywhere."""
@@ -117,7 +236,7 @@ class Settings(_Strict):
 # --- loading ---------------------------------------------------------------------------------
 
 # Paths resolved against the file that names them (logs.dir stays relative to the working directory).
-_PATH_FIELDS = {("model", "script"), ("device", "sim", "apps")}
+_PATH_FIELDS = {("model", "script"), ("device", "sim", "apps"), ("credentials", "file")}
 
 
 class _Doc:
@@ -193,10 +312,15 @@ def _resolve_paths(data: dict[str, Any], base: Path) -> None:
             continue
         value = node[key[-1]]
         if isinstance(value, str):
-            node[key[-1]] = str(base / value) if not Path(value).is_absolute() else value
+            node[key[-1]] = _relative_to(base, value)
         elif isinstance(value, list):
-            node[key[-1]] = [str(base / v) if isinstance(v, str) and not Path(v).is_absolute() else v
-                             for v in value]
+            node[key[-1]] = [_relative_to(base, v) if isinstance(v, str) else v for v in value]
+
+
+def _relative_to(base: Path, value: str) -> str:
+    """``value`` resolved against ``base`` unless absolute; ``~/...`` is the user's home."""
+    path = Path(value).expanduser()
+    return str(path) if path.is_absolute() else str(base / value)
 
 
 def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ def test_a_forged_summary_in_the_model_answer_stays_on_its_own_line(tmp_path: Pa
 
 def test_a_forged_thought_and_action_in_progress_lines(tmp_path: Path) -> None:
     reply = {"status": "CONTINUE", "thought": FORGED,
-             "action": {"name": "launch_app", "args": {"app": "Settings\n\x1b[31mstep   9  FINISH"}}}
+             "action": {"name": "open_app", "args": {"text": "Settings\n\x1b[31mstep   9  FINISH"}}}
     task = write_task(tmp_path, [reply, {"status": "FAIL", "result": FORGED}])
     code, out, err = cli("run", str(task), "--log-dir", "logs", cwd=tmp_path)
     assert code == 1
@@ -67,7 +67,7 @@ def test_hostile_screen_text_is_printed_safely(tmp_path: Path) -> None:
     (tmp_path / "app.yaml").write_text(
         'package: com.example.hostile\nlabel: Hostile\nstart: main\nscreens:\n  main:\n    title: Main\n'
         '    body:\n      - {id: trap, text: "Tap me\\e]0;pwned\\a\\nFINISH after 1 step", on_tap: []}\n')
-    tap = {"status": "CONTINUE", "thought": "t", "action": {"name": "tap", "args": {"id": 2}}}
+    tap = {"status": "CONTINUE", "thought": "t", "action": {"name": "click", "args": {"index": 2}}}
     task = write_task(tmp_path, [tap, {"status": "FINISH", "result": "ok"}],
                       extra="device: {sim: {apps: [app.yaml], start_app: com.example.hostile}}\n")
     code, out, err = cli("run", str(task), "--log-dir", "logs", cwd=tmp_path)
@@ -82,10 +82,11 @@ KEY = 'sk-"quo\\ted"-\\x41\'abc-0123456789ZZ'  # quotes and backslashes: escaped
 def test_a_secret_reaches_no_file_and_no_terminal_in_any_form(tmp_path: Path) -> None:
     """The key is in the task text, the model's thought, typed into a visible field (so on the screen
     and in the dump), and in the FAIL reason; it must show up nowhere, in no escaping."""
-    new_note = {"status": "CONTINUE", "thought": "new note", "action": {"name": "tap", "args": {"text": "New note"}}}
+    new_note = {"status": "CONTINUE", "thought": "new note",
+                "action": {"name": "click", "args": {"index": 8, "text": "New note"}}}
     type_key = {"status": "CONTINUE", "thought": f"the key is {KEY}",
-                "action": {"name": "type_text", "args": {"id": 4, "text": KEY}}}
-    look = {"status": "CONTINUE", "thought": "look", "action": {"name": "wait", "args": {"seconds": 0.01}}}
+                "action": {"name": "type", "args": {"index": 4, "text": KEY}}}
+    look = {"status": "CONTINUE", "thought": "look", "action": {"name": "wait", "args": {"duration": 0.01}}}
     task = write_task(tmp_path, [new_note, type_key, look, {"status": "FAIL", "result": f"gave up; key={KEY}"}],
                       task="Log in with ${MY_KEY} please", model="api_key: '${MY_KEY}'",
                       extra="device: {sim: {start_app: com.example.notes}}\n")

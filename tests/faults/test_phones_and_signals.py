@@ -22,8 +22,8 @@ from tests.faults.conftest import (
 )
 from ufo_mobile.sim.adb_server import free_port
 
-LAUNCH = {"status": "CONTINUE", "thought": "open", "action": {"name": "launch_app", "args": {"app": "Settings"}}}
-TAP_WIFI = {"status": "CONTINUE", "thought": "tap", "action": {"name": "tap", "args": {"text": "Wi-Fi"}}}
+LAUNCH = {"status": "CONTINUE", "thought": "open", "action": {"name": "open_app", "args": {"text": "Settings"}}}
+TAP_WIFI = {"status": "CONTINUE", "thought": "tap", "action": {"name": "click", "args": {"index": 3, "text": "Wi-Fi"}}}
 
 
 def slow(reply: dict[str, Any], seconds: float = 600) -> dict[str, Any]:

@@ -27,21 +27,28 @@ from ufo_mobile.settings import Settings
 from ufo_mobile.states.mobile import MobileAgentStateManager
 from ufo_mobile.states.rulebook import MOBILE_RULES
 from ufo_mobile.states.status import MobileAgentStatus
-from ufo_mobile.tools.actions import default_registry
+from ufo_mobile.tools.build import build_tool_registry
+from ufo_mobile.tools.credentials import CredentialManager
 from ufo_mobile.tools.registry import ToolRegistry
 from ufo_mobile.ui.cache import ControlCache
+from ufo_mobile.ui.provider import AndroidStateProvider, StateProvider
 
 
 class MobileAgent(BasicAgent):
     def __init__(self, name: str, *, device: DeviceDriver, model: ChatModel, settings: Settings,
                  tools: ToolRegistry | None = None, state_manager: MobileAgentStateManager | None = None,
                  middleware: tuple[Middleware, ...] = (), logger: Any = None,
-                 clock: Callable[[], float] = time.monotonic, step_timer: StepTimer = event_loop_timer) -> None:
+                 clock: Callable[[], float] = time.monotonic, step_timer: StepTimer = event_loop_timer,
+                 state_provider: StateProvider | None = None, credentials: CredentialManager | None = None) -> None:
         super().__init__(name, state_manager or MobileAgentStateManager(), MOBILE_RULES, logger=logger)
         self.device = device
         self.model = model
         self.settings = settings
-        self.tools = tools or default_registry()
+        self.credentials = credentials or CredentialManager()
+        self._redact: Callable[[str], str] | None = None  # the run's Redactor.text, once the run is known
+        self.state_provider: StateProvider = state_provider or AndroidStateProvider(
+            device, dump_retries=settings.perception.dump_retries, redact=self._redact_dump, logger=logger)
+        self.tools = tools or build_tool_registry(settings, device, self.state_provider, self.credentials)
         self.clock = clock
         self.cache = ControlCache(settings.perception.control_cache_ttl_seconds, clock=clock)
         self.records: list[StepRecord] = []
@@ -53,17 +60,23 @@ class MobileAgent(BasicAgent):
         self.step_timer = step_timer
         self._processor: Processor | None = None
 
+    def _redact_dump(self, text: str) -> str:
+        """Secrets typed into a visible field never reach the model or the logs."""
+        return self._redact(text) if self._redact is not None else text
+
     def processor(self, context: RunContext) -> Processor:
         """The processor is built once per run: its phases keep per-run caches (apps)."""
         if self._processor is None:
+            self._redact = context.writer.redactor.text
             p, a = self.settings.perception, self.settings.agent
             phases = (
                 DataCollection(self.device, self.cache, p, logger=context.logger, clock=self.clock,
-                               redact=context.writer.redactor.text),
+                               provider=self.state_provider),
                 LLMInteraction(self.model, self.tools, self.device, self.records, history_steps=a.history_steps,
                                vision=self.settings.model.vision, logger=context.logger,
                                redact=context.writer.redactor.text),
-                ActionExecution(self.tools, self.device, self.cache, a),
+                ActionExecution(self.tools, self.device, self.cache, a, state_provider=self.state_provider,
+                                credentials=self.credentials),
                 MemoryUpdate(self.records),
             )
             recorder = StepRecorder(context.writer, annotate=p.annotate)

@@ -61,6 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
                      help="'sim' for the built-in simulated phone, or an adb serial / host:port of a real phone")
     run.add_argument("--driver", choices=("adb", "u2"),
                      help="with a real phone: plain adb (default) or uiautomator2 (falls back to adb)")
+    run.add_argument("--provider", choices=("openai", "azure", "openai_compatible", "scripted"),
+                     help="the model's kind (model.kind): openai ($OPENAI_API_KEY), azure ($AZURE_OPENAI_API_KEY, "
+                          "$AZURE_OPENAI_ENDPOINT, $OPENAI_API_VERSION), openai_compatible (any server with "
+                          "the chat-completions API, given by --base-url) or scripted (offline replies)")
+    run.add_argument("--model", metavar="NAME", help="the model's name (model.name; for azure the deployment)")
+    run.add_argument("--base-url", metavar="URL",
+                     help="the server's API URL (model.base_url), e.g. http://localhost:11434/v1; "
+                          "for azure the resource endpoint (model.azure_endpoint)")
     run.add_argument("--max-steps", type=int, metavar="N", help="override limits.max_steps")
     run.add_argument("--log-dir", type=Path, metavar="DIR", help="where run directories go (default logs/)")
     run.add_argument("--config", type=Path, metavar="FILE",
@@ -111,12 +119,30 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         out["device"] = {"kind": args.driver or "adb", "serial": args.device}
     elif args.driver:
         out["device"] = {"kind": args.driver}
+    model = _model_overrides(args)
+    if model:
+        out["model"] = model
     if args.max_steps is not None:
         if args.max_steps <= 0:
             raise ConfigError("must be a positive number of steps", key="--max-steps")
         out["limits"] = {"max_steps": args.max_steps}
     if args.log_dir is not None:
         out["logs"] = {"dir": str(args.log_dir)}
+    return out
+
+
+def _model_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if args.provider is not None:
+        out["kind"] = args.provider
+    if args.model is not None:
+        if not args.model.strip():
+            raise ConfigError("the model name is empty", key="--model")
+        out["name"] = args.model
+    if args.base_url is not None:
+        if not re.match(r"https?://[^/\s]", args.base_url):
+            raise ConfigError(f"not an http(s) URL: {args.base_url!r}", key="--base-url")
+        out["azure_endpoint" if args.provider == "azure" else "base_url"] = args.base_url
     return out
 
 

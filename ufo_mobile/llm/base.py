@@ -67,3 +67,16 @@ class ChatModel(Protocol):
             LLMError: the provider failed (after its retries) or has nothing more to say.
         """
         ...
+
+
+@runtime_checkable
+class ManagedModel(Protocol):
+    """A model that holds resources for one run (a network client, a key). The session redacts its
+    secrets everywhere, binds the run's logger to it once the run directory exists, and closes it
+    when the run ends (if the session built it)."""
+
+    def secrets(self) -> list[str]: ...
+
+    def bind_logger(self, logger: Any) -> None: ...
+
+    async def aclose(self) -> None: ...

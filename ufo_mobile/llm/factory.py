@@ -2,13 +2,27 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.llm.base import ChatModel
 from ufo_mobile.llm.scripted import ScriptedModel
 from ufo_mobile.settings import ModelSettings
 
 
-def make_model(settings: ModelSettings) -> ChatModel:
-    if settings.script is None:
-        raise ConfigError("the scripted model needs a reply script", key="model.script")
-    return ScriptedModel.from_file(settings.script)
+def make_model(settings: ModelSettings, *, env: Mapping[str, str] | None = None) -> ChatModel:
+    """The model ``settings.kind`` names: the offline scripted model, or a real one through the
+    ``openai`` SDK (imported only then).
+
+    Raises:
+        ConfigError: the script is missing or bad, or a real model's key, endpoint or API version
+            is not set (the message names the variable).
+    """
+    if settings.kind == "scripted":
+        if settings.script is None:
+            raise ConfigError("the scripted model needs a reply script", key="model.script")
+        return ScriptedModel.from_file(settings.script)
+    from ufo_mobile.llm.openai_chat import OpenAIChatModel
+
+    return OpenAIChatModel.from_settings(settings, os.environ if env is None else env)

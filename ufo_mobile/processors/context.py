@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ufo_mobile.device.base import AppInfo, CurrentApp
     from ufo_mobile.llm.reply import ActionCall, AgentReply
     from ufo_mobile.memory.records import StepRecord
-    from ufo_mobile.tools.registry import ActionResult
+    from ufo_mobile.tools.context import ActionResult
     from ufo_mobile.ui.state import UIState
 
 

@@ -1,10 +1,12 @@
 """Phase 1: observe the device.
 
 The screenshot and the UI dump are taken together (concurrently), with the current app and, once
-per run, the installed apps. An invalid dump is re-read up to ``dump_retries`` times, then the step
-fails with the parse error. After an action the screen may still be moving, so the phase checks
-that a second dump agrees with the first (same controls and bounds) and otherwise observes again,
-until the screen is stable or ``settle_timeout_seconds`` has passed; the wait is recorded.
+per run, the installed apps. Every dump goes through the ``StateProvider`` (by default an
+``AndroidStateProvider`` on the phase's device): it re-reads an invalid dump up to
+``dump_retries`` times, then the step fails with the parse error. After an action the screen may
+still be moving, so the phase checks that a second dump agrees with the first (same controls and
+bounds) and otherwise observes again, until the screen is stable or ``settle_timeout_seconds`` has
+passed; the wait is recorded.
 Parsed controls are cached for ``control_cache_ttl_seconds``; every action drops the cache.
 Known secrets are redacted from the dump before it is parsed (in their XML-escaped form too), so a
 key typed into a visible field reaches neither the prompt nor the run directory.
@@ -28,7 +30,8 @@ from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.settings import PerceptionSettings
 from ufo_mobile.ui.annotate import annotate, downscale
 from ufo_mobile.ui.cache import ControlCache
-from ufo_mobile.ui.state import UIState, build_ui_state
+from ufo_mobile.ui.provider import AndroidStateProvider, StateProvider
+from ufo_mobile.ui.state import UIState
 
 
 def png_size(png: bytes) -> tuple[int, int]:
@@ -46,42 +49,35 @@ class DataCollection:
     def __init__(self, device: DeviceDriver, cache: ControlCache, settings: PerceptionSettings,
                  *, logger: Any = None, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-                 redact: Callable[[str], str] | None = None) -> None:
+                 redact: Callable[[str], str] | None = None, provider: StateProvider | None = None) -> None:
         self.device = device
         self.cache = cache
         self.settings = settings
         self._clock = clock  # the settle wait is measured with this clock ...
         self._sleep = sleep  # ... and paced with this sleep (both injected by tests)
-        self._redact = redact  # secrets typed into a visible field never reach the model or the logs
-        self._apps: list[AppInfo] | None = None
-        self._dumps = 0
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.observe")
+        # ``redact``: secrets typed into a visible field never reach the model or the logs; a provider
+        # passed in redacts with its own.
+        self.provider: StateProvider = provider or AndroidStateProvider(
+            device, dump_retries=settings.dump_retries, redact=redact, logger=self._log)
+        self._apps: list[AppInfo] | None = None
+        self._reads = 0
 
     async def _apps_once(self) -> list[AppInfo]:
         if self._apps is None:
             self._apps = await self.device.get_apps() if self.device.supports("get_apps") else []
         return self._apps
 
-    async def _parse(self, ctx: StepContext, xml: str, size: tuple[int, int]) -> tuple[UIState, int]:
-        """Parse ``xml``; re-read the dump while it is invalid, up to the retry budget."""
-        attempts = 1
-        while True:
-            self._dumps += 1
-            if self._redact is not None:
-                xml = self._redact(xml)
-            try:
-                return build_ui_state(xml, observation_id=f"obs-{ctx.step:04d}-{self._dumps}",
-                                      screen_size=size), attempts
-            except UIParseError as exc:
-                if attempts > self.settings.dump_retries:
-                    raise UIParseError(f"UI dump still invalid after {attempts} attempts: {exc}") from exc
-                self._log.warning("ui_dump_invalid", step=ctx.step, attempt=attempts, error=str(exc))
-                attempts += 1
-                xml = await self.device.get_ui_tree()
+    async def _read(self, ctx: StepContext, size: tuple[int, int], dump: str | None = None) -> tuple[UIState, int]:
+        """One observation through the provider (``dump``, or a fresh one); the dumps it took."""
+        self._reads += 1
+        read = await self.provider.read(observation_id=f"obs-{ctx.step:04d}-{self._reads}", screen_size=size,
+                                        dump=dump)
+        return read.ui, read.attempts
 
     async def _capture(self, ctx: StepContext) -> tuple[bytes, UIState, int]:
-        png, xml = await asyncio.gather(self.device.screenshot(), self.device.get_ui_tree())
-        ui, attempts = await self._parse(ctx, xml, png_size(png))
+        png, xml = await asyncio.gather(self.device.screenshot(), self.provider.fetch())
+        ui, attempts = await self._read(ctx, png_size(png), xml)
         return png, ui, attempts
 
     async def _settle(self, ctx: StepContext) -> tuple[bytes, UIState, int, dict[str, Any]]:
@@ -92,7 +88,7 @@ class DataCollection:
             return png, ui, attempts, {"checked": False}
         start, dumps, stable = self._clock(), 1, False
         while True:
-            check, more = await self._parse(ctx, await self.device.get_ui_tree(), png_size(png))
+            check, more = await self._read(ctx, png_size(png))
             dumps, attempts = dumps + 1, attempts + more
             if check.formatted_text == ui.formatted_text:
                 stable = True

@@ -42,7 +42,7 @@ class LLMInteraction:
         assert obs is not None, "data collection must run first"
         width, height = obs.screen_size
         system = self.templates.render("system", width=width, height=height,
-                                       actions=self.tools.describe(self.device))
+                                       actions=self.tools.get_tool_descriptions_text())
         apps = ", ".join(f"{a.label} ({a.package})" for a in obs.apps) or "unknown"
         plan = "; ".join(ctx.shared.plan) or "(none yet)"
         user = self.templates.render("user", request=ctx.request, current_app=obs.current_app.package or "?",

@@ -1,1 +1,18 @@
-"""tools layer of ufo_mobile (see DESIGN.md)."""
+"""The tool layer (seed 002): ``ToolRegistry``, the built-in actions, ``ActionContext``,
+``ActionResult`` and the ``CredentialManager``. ``build_tool_registry`` makes an agent's registry."""
+
+from ufo_mobile.tools.build import BUILTIN_TOOLS, build_tool_registry
+from ufo_mobile.tools.context import ActionContext, ActionResult, TaskCompletion
+from ufo_mobile.tools.credentials import CredentialManager
+from ufo_mobile.tools.registry import Tool, ToolRegistry
+
+__all__ = [
+    "BUILTIN_TOOLS",
+    "ActionContext",
+    "ActionResult",
+    "CredentialManager",
+    "TaskCompletion",
+    "Tool",
+    "ToolRegistry",
+    "build_tool_registry",
+]

@@ -1,193 +1,238 @@
-"""The actions a mobile agent can take, registered on a fresh ``ToolRegistry``.
+"""The built-in actions (seed 002's names). Each is ``async def action(ctx, **args) -> ActionResult``.
 
-Controls are named by the ``id`` the model saw in the indexed screen text; ``text`` may be given
-too (or instead) and is checked against the control's label, which catches a model that read the
-wrong line. Text typed on the device goes to the driver verbatim: never through a shell here.
+Controls are addressed by the index the model saw in the screen text, for the observation in
+``ctx``; an optional ``text`` is checked against the control (and the controls inside it), which
+catches a model that read the wrong line. Coordinates are screen pixels, like the control bounds;
+a point off the screen is a failed action. Text goes to the driver verbatim, never through a shell.
+Actions never change the shared state: ``remember`` and ``complete`` return what should change.
 """
 
 from __future__ import annotations
 
-import asyncio
-from typing import Literal
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from ufo_mobile.device.base import normalize_key
-from ufo_mobile.errors import ElementNotFoundError, InvalidActionError
-from ufo_mobile.tools.registry import ActionContext, ActionResult, ToolRegistry
+from ufo_mobile.device.base import AppInfo, DeviceDriver
+from ufo_mobile.device.recording import RecordingDriver
+from ufo_mobile.device.wrappers import DriverWrapper
+from ufo_mobile.errors import DeviceCommandError, InvalidActionError
+from ufo_mobile.tools.context import ActionContext, ActionResult, TaskCompletion
+from ufo_mobile.ui.controls import Control
 from ufo_mobile.ui.state import UIState
 
-
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class TargetParams(_Params):
-    id: int | None = Field(default=None, description="control index from the screen list")
-    text: str | None = Field(default=None, description="the control's label, to check or to find it")
-
-    @model_validator(mode="after")
-    def _need_target(self) -> TargetParams:
-        if self.id is None and not self.text:
-            raise ValueError("give 'id' (the control index) or 'text' (its label)")
-        return self
+SCROLL_FRACTION = 0.3
+"""How far ``scroll`` moves the finger from the centre, as a fraction of the scrolled area."""
 
 
-class TypeParams(_Params):
-    text: str
-    id: int | None = None
-    clear: bool = True
+# --- finding what to act on ------------------------------------------------------------------------
 
 
-class ScrollParams(_Params):
-    direction: Literal["up", "down", "left", "right"]
-    id: int | None = None
+def inner_texts(ui: UIState, control: Control) -> list[str]:
+    """The texts of ``control`` and of every control inside it, in screen order."""
+    inside = {control.index}
+    texts = [t for t in (control.label, control.description, control.hint) if t]
+    for other in ui.elements:
+        if other.parent in inside:
+            inside.add(other.index)
+            texts.extend(t for t in (other.label, other.description, other.hint) if t)
+    return texts
 
 
-class PointParams(_Params):
-    x: int = Field(ge=0)
-    y: int = Field(ge=0)
+def name_of(ui: UIState, control: Control) -> str:
+    """``[3] 'Wi-Fi'``, or ``[3] LinearLayout`` for a control with no text of its own or inside."""
+    texts = inner_texts(ui, control)
+    return f"[{control.index}] {texts[0]!r}" if texts else f"[{control.index}] {control.short_class}"
 
 
-class KeyParams(_Params):
-    key: str
+def target(ctx: ActionContext, index: int, expected: str | None) -> Control:
+    """The control ``index`` of the observation in ``ctx``, checked against ``expected`` if given.
+
+    Raises:
+        StaleObservationError, ElementNotFoundError: no such control on that screen.
+        InvalidActionError: the control shows no text containing ``expected``.
+    """
+    control = ctx.ui.resolve(index, ctx.observation_id)
+    wanted = (expected or "").strip().casefold()
+    if wanted:
+        texts = inner_texts(ctx.ui, control)
+        if not any(wanted in text.casefold() for text in texts):
+            shown = ", ".join(repr(t) for t in texts[:3]) if texts else "no text"
+            raise InvalidActionError(f"control {index} shows {shown}, not {expected!r}; check the number "
+                                     "against the screen list")
+    return control
 
 
-class AppParams(_Params):
-    app: str = Field(min_length=1, description="package name or the label shown under the icon")
+def on_screen(ui: UIState, x: int, y: int, what: str = "point") -> None:
+    """Raise ``InvalidActionError`` unless (x, y) is a pixel of the screen."""
+    if not (0 <= x < ui.screen_width and 0 <= y < ui.screen_height):
+        raise InvalidActionError(f"{what} ({x}, {y}) is outside the {ui.screen_width}x{ui.screen_height} screen "
+                                 f"(x 0-{ui.screen_width - 1}, y 0-{ui.screen_height - 1})")
 
 
-class WaitParams(_Params):
-    seconds: float = Field(gt=0)
+def control_at(ui: UIState, x: int, y: int) -> Control | None:
+    """The smallest control whose bounds hold (x, y)."""
+    hits = [c for c in ui.elements if c.bounds.contains_point(x, y)]
+    return min(hits, key=lambda c: (c.bounds.area, -c.index)) if hits else None
 
 
-def _label(ui: UIState, index: int) -> str:
-    return ui.get_element(index).label
+def _at(ui: UIState, x: int, y: int) -> str:
+    control = control_at(ui, x, y)
+    return f"({x}, {y})" + (f" on {name_of(ui, control)}" if control is not None else "")
 
 
-def _find(ui: UIState, text: str) -> int:
-    wanted = text.strip().casefold()
-    exact = [c.index for c in ui.elements if (c.label or c.description).strip().casefold() == wanted]
-    if exact:
-        return exact[0]
-    partial = [c.index for c in ui.elements if wanted in (c.label or c.description).casefold()]
-    if partial:
+def find_app(apps: list[AppInfo], text: str) -> AppInfo:
+    """The installed app whose package or label is ``text`` (case-insensitive), or whose label
+    alone contains it.
+
+    Raises:
+        InvalidActionError: no app matches, or several labels contain ``text``.
+    """
+    wanted = " ".join(text.split()).casefold()
+    for app in apps:
+        if wanted in (app.package.casefold(), app.label.casefold()):
+            return app
+    partial = [app for app in apps if wanted in app.label.casefold()]
+    if len(partial) == 1:
         return partial[0]
-    raise ElementNotFoundError(f"no control labelled {text!r} on this screen")
+    listed = ", ".join(f"{a.label} ({a.package})" for a in (partial or apps)[:30])
+    if partial:
+        raise InvalidActionError(f"{text!r} matches several apps: {listed}; give the exact label or package")
+    if not apps and "." in wanted and " " not in wanted:  # the installed apps are unknown: trust a package
+        return AppInfo(text.strip(), text.strip())
+    raise InvalidActionError(f"no installed app {text!r}; installed: {listed or 'unknown'}")
 
 
-def resolve_target(params: TargetParams, ctx: ActionContext) -> tuple[int, str]:
-    """The control index to act on and its label, checked against the observation."""
-    ui = ctx.ui_state
-    if params.id is None:
-        assert params.text is not None
-        index = _find(ui, params.text)
+@contextmanager
+def secret_typing(driver: DeviceDriver) -> Iterator[None]:
+    """Within this block, every action recorder in the driver stack withholds typed text."""
+    with ExitStack() as stack:
+        layer: DeviceDriver | None = driver
+        while layer is not None:
+            if isinstance(layer, RecordingDriver):
+                stack.enter_context(layer.secret_text())
+            layer = layer.inner if isinstance(layer, DriverWrapper) else None
+        yield
+
+
+# --- the actions ---------------------------------------------------------------------------------
+
+
+async def click(ctx: ActionContext, index: int, text: str | None = None) -> ActionResult:
+    control = target(ctx, index, text)
+    x, y = ctx.ui.get_clear_point(index)
+    await ctx.driver.tap(x, y)
+    return ActionResult(True, f"clicked {name_of(ctx.ui, control)} at ({x}, {y})")
+
+
+async def click_at(ctx: ActionContext, x: int, y: int) -> ActionResult:
+    on_screen(ctx.ui, x, y)
+    await ctx.driver.tap(x, y)
+    return ActionResult(True, f"clicked at {_at(ctx.ui, x, y)}")
+
+
+async def click_area(ctx: ActionContext, x1: int, y1: int, x2: int, y2: int) -> ActionResult:
+    ui = ctx.ui
+    for x, y in ((x1, y1), (x2, y2)):  # a corner may sit on the far edge: bounds are end-exclusive
+        if not (0 <= x <= ui.screen_width and 0 <= y <= ui.screen_height):
+            raise InvalidActionError(f"corner ({x}, {y}) is outside the {ui.screen_width}x{ui.screen_height} screen")
+    cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
+    on_screen(ui, cx, cy, "centre")
+    await ctx.driver.tap(cx, cy)
+    return ActionResult(True, f"clicked the centre of [{x1},{y1},{x2},{y2}] at {_at(ui, cx, cy)}")
+
+
+async def long_press(ctx: ActionContext, index: int, text: str | None = None) -> ActionResult:
+    control = target(ctx, index, text)
+    x, y = ctx.ui.get_clear_point(index)
+    await ctx.driver.long_press(x, y)
+    return ActionResult(True, f"long-pressed {name_of(ctx.ui, control)} at ({x}, {y})")
+
+
+async def long_press_at(ctx: ActionContext, x: int, y: int) -> ActionResult:
+    on_screen(ctx.ui, x, y)
+    await ctx.driver.long_press(x, y)
+    return ActionResult(True, f"long-pressed at {_at(ctx.ui, x, y)}")
+
+
+async def _focus(ctx: ActionContext, index: int | None) -> str:
+    """Tap field ``index`` (if given); the name of where the text goes."""
+    if index is None:
+        return "the focused field"
+    control = target(ctx, index, None)
+    x, y = ctx.ui.get_clear_point(index)
+    await ctx.driver.tap(x, y)
+    return name_of(ctx.ui, control)
+
+
+async def type_text(ctx: ActionContext, text: str, index: int | None = None, clear: bool = False) -> ActionResult:
+    where = await _focus(ctx, index)
+    await ctx.driver.input_text(text, clear=clear)
+    how = "replacing its text" if clear else "appended"
+    return ActionResult(True, f"typed {len(text)} characters into {where} ({how})")
+
+
+async def type_secret(ctx: ActionContext, secret_id: str, index: int | None = None) -> ActionResult:
+    if ctx.credential_manager is None or not len(ctx.credential_manager):
+        raise InvalidActionError("no secrets are configured for this run")
+    value = ctx.credential_manager.resolve(secret_id)
+    where = await _focus(ctx, index)
+    try:
+        with secret_typing(ctx.driver):
+            await ctx.driver.input_text(value, clear=True)
+    except DeviceCommandError as exc:  # the driver may quote what it failed to type
+        message = str(exc).removeprefix(f"[{exc.serial}] ").replace(value, "[secret]")
+        raise DeviceCommandError(message, serial=exc.serial) from None
+    return ActionResult(True, f"typed the secret {secret_id!r} into {where} (replacing its text)")
+
+
+async def swipe(ctx: ActionContext, coordinate: list[int], coordinate2: list[int],
+                duration: float = 1.0) -> ActionResult:
+    (x1, y1), (x2, y2) = coordinate, coordinate2
+    on_screen(ctx.ui, x1, y1, "start")
+    on_screen(ctx.ui, x2, y2, "end")
+    await ctx.driver.swipe(x1, y1, x2, y2, max(1, round(duration * 1000)))
+    return ActionResult(True, f"swiped from ({x1}, {y1}) to ({x2}, {y2}) in {duration:g} s")
+
+
+async def scroll(ctx: ActionContext, direction: str, index: int | None = None) -> ActionResult:
+    ui = ctx.ui
+    if index is not None:
+        b = ui.resolve(index, ctx.observation_id).bounds
+        left, top, right, bottom = b.left, b.top, b.right, b.bottom
     else:
-        ui.resolve(params.id, ctx.observation_id)
-        index = params.id
-    label = _label(ui, index)
-    if params.id is not None and params.text:
-        if params.text.strip().casefold() not in label.casefold():
-            raise InvalidActionError(
-                f"control {params.id} is {label!r}, not {params.text!r}; check the id against the list")
-    return index, label
+        left, top, right, bottom = 0, 0, ui.screen_width, ui.screen_height
+    cx, cy = (left + right) // 2, (top + bottom) // 2
+    dy, dx = int((bottom - top) * SCROLL_FRACTION), int((right - left) * SCROLL_FRACTION)
+    # Revealing the content below means the finger moves up, and so on.
+    moves = {"down": (cx, cy + dy, cx, cy - dy), "up": (cx, cy - dy, cx, cy + dy),
+             "right": (cx + dx, cy, cx - dx, cy), "left": (cx - dx, cy, cx + dx, cy)}
+    x1, y1, x2, y2 = moves[direction]
+    await ctx.driver.swipe(x1, y1, x2, y2, ctx.swipe_duration_ms)
+    return ActionResult(True, f"scrolled {direction}" + (f" in [{index}]" if index is not None else ""))
 
 
-def _describe(index: int, label: str) -> str:
-    return f"[{index}] {label!r}" if label else f"[{index}]"
+async def system_button(ctx: ActionContext, button: str) -> ActionResult:
+    await ctx.driver.press_key(button)
+    return ActionResult(True, f"pressed {button}")
 
 
-def default_registry() -> ToolRegistry:
-    """A registry holding every built-in mobile action."""
-    reg = ToolRegistry()
-
-    @reg.register("tap", "Tap a control (by id, optionally checked by its text).",
-                  TargetParams, requires={"tap"})
-    async def tap(p: TargetParams, ctx: ActionContext) -> ActionResult:
-        index, label = resolve_target(p, ctx)
-        x, y = ctx.ui_state.get_clear_point(index)
-        await ctx.device.tap(x, y)
-        return ActionResult(True, f"tapped {_describe(index, label)} at ({x}, {y})")
-
-    @reg.register("long_press", "Press and hold a control.", TargetParams, requires={"swipe"})
-    async def long_press(p: TargetParams, ctx: ActionContext) -> ActionResult:
-        index, label = resolve_target(p, ctx)
-        x, y = ctx.ui_state.get_clear_point(index)
-        await ctx.device.long_press(x, y)
-        return ActionResult(True, f"long-pressed {_describe(index, label)} at ({x}, {y})")
-
-    @reg.register("tap_point", "Tap raw screen pixel coordinates (only when no control fits).",
-                  PointParams, requires={"tap"})
-    async def tap_point(p: PointParams, ctx: ActionContext) -> ActionResult:
-        ui = ctx.ui_state
-        if p.x >= ui.screen_width or p.y >= ui.screen_height:
-            raise InvalidActionError(f"({p.x}, {p.y}) is outside the {ui.screen_width}x{ui.screen_height} screen")
-        await ctx.device.tap(p.x, p.y)
-        return ActionResult(True, f"tapped point ({p.x}, {p.y})")
-
-    @reg.register("type_text", "Type text into a field (tapping control id first); clear=true replaces.",
-                  TypeParams, requires={"input_text", "tap"})
-    async def type_text(p: TypeParams, ctx: ActionContext) -> ActionResult:
-        where = "the focused field"
-        if p.id is not None:
-            index, label = resolve_target(TargetParams(id=p.id), ctx)
-            x, y = ctx.ui_state.get_clear_point(index)
-            await ctx.device.tap(x, y)
-            where = _describe(index, label)
-        await ctx.device.input_text(p.text, clear=p.clear)
-        return ActionResult(True, f"typed {len(p.text)} characters into {where}")
-
-    @reg.register("scroll", "Scroll the content (of control id, or the screen) to reveal more in a direction.",
-                  ScrollParams, requires={"swipe"})
-    async def scroll(p: ScrollParams, ctx: ActionContext) -> ActionResult:
-        ui = ctx.ui_state
-        if p.id is not None:
-            ui.resolve(p.id, ctx.observation_id)
-            b = ui.get_element(p.id).bounds
-            left, top, right, bottom = b.left, b.top, b.right, b.bottom
-        else:
-            left, top, right, bottom = 0, 0, ui.screen_width, ui.screen_height
-        cx, cy = (left + right) // 2, (top + bottom) // 2
-        dy, dx = int((bottom - top) * 0.3), int((right - left) * 0.3)
-        # Revealing content below means the finger moves up, and so on.
-        moves = {"down": (cx, cy + dy, cx, cy - dy), "up": (cx, cy - dy, cx, cy + dy),
-                 "right": (cx + dx, cy, cx - dx, cy), "left": (cx - dx, cy, cx + dx, cy)}
-        x1, y1, x2, y2 = moves[p.direction]
-        await ctx.device.swipe(x1, y1, x2, y2, ctx.swipe_duration_ms)
-        return ActionResult(True, f"scrolled {p.direction}")
-
-    @reg.register("press_key", "Press a key: back, home, enter, del, app_switch, volume_up, ...",
-                  KeyParams, requires={"press_key"})
-    async def press_key(p: KeyParams, ctx: ActionContext) -> ActionResult:
-        try:
-            key = normalize_key(p.key)
-        except ValueError as exc:
-            raise InvalidActionError(str(exc)) from exc
-        await ctx.device.press_key(key)
-        return ActionResult(True, f"pressed {key}")
-
-    @reg.register("launch_app", "Open an installed app by package name or label.",
-                  AppParams, requires={"start_app"})
-    async def launch_app(p: AppParams, ctx: ActionContext) -> ActionResult:
-        package = _package_for(p.app, ctx)
-        await ctx.device.start_app(package)
-        return ActionResult(True, f"launched {package}")
-
-    @reg.register("wait", "Wait for the screen to settle (seconds).", WaitParams)
-    async def wait(p: WaitParams, ctx: ActionContext) -> ActionResult:
-        seconds = min(p.seconds, ctx.max_wait_seconds)
-        await asyncio.sleep(seconds)
-        return ActionResult(True, f"waited {seconds:g} s")
-
-    return reg
+async def open_app(ctx: ActionContext, text: str) -> ActionResult:
+    app = find_app(ctx.apps, text)
+    await ctx.driver.start_app(app.package)
+    return ActionResult(True, f"opened {app.label} ({app.package})")
 
 
-def _package_for(app: str, ctx: ActionContext) -> str:
-    wanted = app.strip().casefold()
-    for info in ctx.apps:
-        if wanted in (info.package.casefold(), info.label.casefold()):
-            return info.package
-    if "." in app and not ctx.apps:
-        return app.strip()
-    known = ", ".join(f"{a.label} ({a.package})" for a in ctx.apps[:20])
-    raise InvalidActionError(f"no installed app {app!r}; installed: {known}")
+async def wait(ctx: ActionContext, duration: float) -> ActionResult:
+    seconds = min(duration, ctx.max_wait_seconds)
+    await ctx.sleep(seconds)
+    capped = f" (capped at {ctx.max_wait_seconds:g} s)" if seconds < duration else ""
+    return ActionResult(True, f"waited {seconds:g} s{capped}")
+
+
+async def remember(ctx: ActionContext, information: str) -> ActionResult:
+    return ActionResult(True, f"remembered: {information}", state_update={"memory": information})
+
+
+async def complete(ctx: ActionContext, success: bool, message: str) -> ActionResult:
+    outcome = "done" if success else "failed"
+    return ActionResult(True, f"task {outcome}: {message}", completion=TaskCompletion(success, message))

@@ -13,7 +13,7 @@ from ufo_mobile.llm.scripted import Script, ScriptedModel
 from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import LimitSettings, LogSettings, ModelSettings, Settings, TaskSettings
 
-TAP_WIFI = {"status": "CONTINUE", "thought": "tap", "action": {"name": "tap", "args": {"text": "Wi-Fi"}}}
+TAP_WIFI = {"status": "CONTINUE", "thought": "tap", "action": {"name": "click", "args": {"index": 1, "text": "Wi-Fi"}}}
 
 
 def settings(tmp_path: Path, **limits: Any) -> Settings:
@@ -48,10 +48,10 @@ async def test_max_steps(tmp_path: Path) -> None:
 
 
 async def test_consecutive_failures(tmp_path: Path) -> None:
-    bad = {"status": "CONTINUE", "thought": "x", "action": {"name": "tap", "args": {"id": 404}}}
+    bad = {"status": "CONTINUE", "thought": "x", "action": {"name": "click", "args": {"index": 404}}}
     result, lines = await run(tmp_path, [bad], repeat=True, max_consecutive_failures=2)
     assert result.status == "FAIL" and result.steps == 2
-    assert result.reason.startswith("2 consecutive actions failed (limit 2); last: tap failed: ")
+    assert result.reason.startswith("2 consecutive actions failed (limit 2); last: click failed: ")
     assert all(x["result"]["success"] is False for x in lines)
 
 
@@ -59,7 +59,7 @@ async def test_repeated_action_on_unchanged_screen(tmp_path: Path) -> None:
     result, lines = await run(tmp_path, [TAP_WIFI], repeat=True, max_repeated_actions=3)
     assert result.status == "FAIL" and result.steps == 3
     assert "repeated 3 times on an unchanged screen" in result.reason
-    assert "tap(text='Wi-Fi')" in result.reason
+    assert "click(index=1, text='Wi-Fi')" in result.reason
 
 
 async def test_step_timeout(tmp_path: Path) -> None:
@@ -154,7 +154,7 @@ async def test_secrets_never_reach_the_run_directory(tmp_path: Path) -> None:
     s = Settings(task=TaskSettings(text=f"use the key {secret}"), limits=LimitSettings(),
                  model=ModelSettings(script=Path("unused.yaml"), api_key=secret), logs=LogSettings(dir=tmp_path))
     leaky = {"status": "CONTINUE", "thought": f"the key is {secret}",
-             "action": {"name": "type_text", "args": {"text": secret}}}
+             "action": {"name": "type", "args": {"text": secret}}}
     model = ScriptedModel(Script(replies=[leaky, {"status": "FAIL", "result": f"gave up with {secret}"}]))
     result = await Session(s, device=FakeDriver(), model=model).run()
     assert result.status == "FAIL"

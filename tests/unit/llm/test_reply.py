@@ -7,9 +7,9 @@ from ufo_mobile.llm.reply import parse_reply
 
 
 def test_plain_json() -> None:
-    r = parse_reply('{"status": "CONTINUE", "thought": "t", "action": {"name": "tap", "args": {"id": 3}}}')
-    assert r.status == "CONTINUE" and r.action is not None and r.action.args == {"id": 3}
-    assert r.action.render() == "tap(id=3)"
+    r = parse_reply('{"status": "CONTINUE", "thought": "t", "action": {"name": "click", "args": {"index": 3}}}')
+    assert r.status == "CONTINUE" and r.action is not None and r.action.args == {"index": 3}
+    assert r.action.render() == "click(index=3)"
 
 
 def test_fenced_json_with_prose_and_braces_in_strings() -> None:
@@ -31,7 +31,7 @@ def test_unknown_status_is_kept_for_the_state_machine() -> None:
     ('{"status": "FAIL", "result": "  "}', "needs a non-empty 'result'"),
     ('{"thought": "x"}', "status: Field required"),
     ('{"status": "CONTINUE", "action": {"args": {}}}', "action.name: Field required"),
-    ('{"status": "CONTINUE", "action": {"name": "tap", "args": [1]}}', "action.args"),
+    ('{"status": "CONTINUE", "action": {"name": "click", "args": [1]}}', "action.args"),
 ])
 def test_errors_say_what_to_fix(text: str, fragment: str) -> None:
     with pytest.raises(LLMOutputParseError) as info:

@@ -4,15 +4,15 @@ from ufo_mobile.memory.records import StepRecord, render_history
 
 
 def record(step: int, *, ok: bool = True) -> StepRecord:
-    return StepRecord(step=step, agent="A", status="CONTINUE", action={"name": "tap", "args": {"id": step}},
-                      action_text=f"tap(id={step})", success=ok, summary=f"tapped {step}",
+    return StepRecord(step=step, agent="A", status="CONTINUE", action={"name": "click", "args": {"index": step}},
+                      action_text=f"click(index={step})", success=ok, summary=f"tapped {step}",
                       raw_reply=f'{{"step": {step}}}')
 
 
 def test_record_renders_reply_then_outcome() -> None:
     reply, outcome = record(3, ok=False).to_messages()
     assert (reply.role, reply.text(), reply.id) == ("assistant", '{"step": 3}', "step-3-reply")
-    assert outcome.role == "user" and outcome.text() == "Step 3: action tap(id=3) FAILED: tapped 3"
+    assert outcome.role == "user" and outcome.text() == "Step 3: action click(index=3) FAILED: tapped 3"
 
 
 def test_history_is_bounded_and_older_steps_are_summarised() -> None:

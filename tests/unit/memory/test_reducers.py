@@ -23,7 +23,7 @@ def test_strings_are_their_own_id() -> None:
 
 def test_apply_update_uses_each_fields_reducer_and_returns_new_state() -> None:
     state = SharedState(instruction="t", plan=["old"])
-    entry = ActionEntry(id="s1", step=1, name="tap", args={"id": 3})
+    entry = ActionEntry(id="s1", step=1, name="click", args={"index": 3})
     new = r.apply_update(state, {
         "step_number": 1,
         "plan": ["a", "b"],

@@ -51,7 +51,7 @@ class ScriptedDumps(FakeDriver):
 
 
 def ctx_after_action(step: int = 2) -> StepContext:
-    shared = SharedState(action_history=[ActionEntry(id="a", step=step - 1, name="tap")])
+    shared = SharedState(action_history=[ActionEntry(id="a", step=step - 1, name="click")])
     return StepContext(run_id="r", step=step, agent_name="A", request="x", shared=shared)
 
 
@@ -119,7 +119,7 @@ async def test_an_invalid_dump_is_read_again(garbage: str) -> None:
 
 async def test_dumps_that_stay_invalid_end_the_run_in_fail_with_every_step_on_disk(tmp_path: Path) -> None:
     driver = ScriptedDumps([SCREEN_XML, "<hierarchy rotation=\"0\"/>"])
-    tap = {"status": "CONTINUE", "thought": "t", "action": {"name": "tap", "args": {"text": "Wi-Fi"}}}
+    tap = {"status": "CONTINUE", "thought": "t", "action": {"name": "click", "args": {"index": 1, "text": "Wi-Fi"}}}
     settings = Settings(task=TaskSettings(text="x"), model=ModelSettings(script=Path("unused.yaml")),
                         logs=LogSettings(dir=tmp_path), perception=PerceptionSettings(dump_retries=2))
     result = await Session(settings, device=driver, model=ScriptedModel(Script(replies=[tap],

@@ -1,152 +1,238 @@
+"""Every built-in action on the simulated phone, judged by the phone's state afterwards."""
+
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.fakes import FakeDriver
-from ufo_mobile.device.base import AppInfo
+from tests.unit.tools.conftest import Harness
+from ufo_mobile.device.sim import SimDriver
 from ufo_mobile.llm.reply import ActionCall
-from ufo_mobile.tools.actions import default_registry
-from ufo_mobile.tools.registry import ActionContext, ActionResult
-from ufo_mobile.ui.cache import ControlCache
-from ufo_mobile.ui.state import build_ui_state
+from ufo_mobile.llm.scripted import Script, ScriptedModel
+from ufo_mobile.memory.reducers import apply_update
+from ufo_mobile.memory.state import SharedState
+from ufo_mobile.processors.action_execution import ActionExecution
+from ufo_mobile.processors.context import Observation, StepContext
+from ufo_mobile.session import Session
+from ufo_mobile.settings import AgentSettings, LogSettings, ModelSettings, Settings, TaskSettings
+from ufo_mobile.states.status import MobileAgentStatus
+
+SETTINGS, CONTACTS, NOTES = "com.android.settings", "com.android.contacts", "com.example.notes"
+LAUNCHER = "com.android.launcher3"
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+def foreground(sim: SimDriver) -> str:
+    return sim.phone.current_app().package
 
 
-def make_ctx(driver: FakeDriver, cache: ControlCache | None = None) -> ActionContext:
-    ui = build_ui_state(driver.xml, observation_id="obs-1", screen_size=(1080, 2400))
-    apps = [AppInfo("com.android.settings", "Settings"), AppInfo("com.google.android.apps.messaging", "Messages")]
-    return ActionContext(device=driver, ui_state=ui, observation_id="obs-1", cache=cache, apps=apps,
-                         max_wait_seconds=0.01)
+async def wifi_page(phone: Harness, sim: SimDriver) -> int:
+    sim.phone.start_app(SETTINGS, "wifi")
+    await phone.observe()
+    return phone.index("Use Wi-Fi")
 
 
-def index_of(ctx: ActionContext, label_part: str) -> int:
-    for c in ctx.ui_state.elements:
-        if label_part in (c.label + c.node.resource_id):
-            return c.index
-    raise AssertionError(f"no control {label_part} in {ctx.ui_state.formatted_text}")
-
-
-async def run(call: dict[str, Any], driver: FakeDriver | None = None) -> tuple[ActionResult, FakeDriver]:
-    driver = driver or FakeDriver()
-    result = await default_registry().execute(ActionCall(**call), make_ctx(driver))
-    return result, driver
-
-
-async def test_tap_by_id_hits_the_control() -> None:
-    driver = FakeDriver()
-    ctx = make_ctx(driver)
-    wifi = index_of(ctx, "Wi-Fi")
-    result = await default_registry().execute(ActionCall(name="tap", args={"id": wifi}), ctx)
+async def test_click_turns_wifi_on(sim: SimDriver, phone: Harness) -> None:
+    switch = await wifi_page(phone, sim)
+    result = await phone.act("click", index=switch, text="use wi-fi")
     assert result.success, result.summary
-    ((name, (x, y)),) = driver.calls
-    assert name == "tap" and 0 <= x < 1080 and 200 <= y < 400
+    assert sim.phone.state(SETTINGS)["wifi"] is True
+    assert result.summary.startswith(f"clicked [{switch}] 'Use Wi-Fi' at (")
 
 
-async def test_tap_by_text_and_mismatch_detection() -> None:
-    result, driver = await run({"name": "tap", "args": {"text": "wi-fi"}})
-    assert result.success and driver.calls[0][0] == "tap"
-    driver = FakeDriver()
-    ctx = make_ctx(driver)
-    other = index_of(ctx, ":id/name")
-    result = await default_registry().execute(ActionCall(name="tap", args={"id": other, "text": "Wi-Fi"}), ctx)
-    assert not result.success and "not 'Wi-Fi'" in result.summary
-    assert driver.calls == []
+async def test_click_text_of_an_inner_control_is_accepted(sim: SimDriver, phone: Harness) -> None:
+    sim.phone.start_app(SETTINGS)
+    ui = await phone.observe()
+    row = ui.get_element(phone.index("Wi-Fi")).parent  # the clickable row has no text of its own
+    result = await phone.act("click", index=row, text="Wi-Fi")
+    assert result.success, result.summary
+    assert sim.phone.current_screen() == "wifi"
 
 
-@pytest.mark.parametrize(("call", "fragment"), [
-    ({"name": "tap", "args": {"id": 99}}, "no control 99"),
-    ({"name": "tap", "args": {}}, "give 'id'"),
-    ({"name": "tap", "args": {"text": "Bluetooth"}}, "no control labelled 'Bluetooth'"),
-    ({"name": "fly", "args": {}}, "unknown action 'fly'"),
-    ({"name": "tap", "args": {"id": 1, "force": True}}, "force: Extra inputs are not permitted"),
-    ({"name": "press_key", "args": {"key": "warp"}}, "unknown key 'warp'"),
-    ({"name": "launch_app", "args": {"app": "Calculator"}}, "no installed app 'Calculator'"),
-    ({"name": "tap_point", "args": {"x": 5000, "y": 1}}, "outside the 1080x2400 screen"),
-    ({"name": "scroll", "args": {"direction": "sideways"}}, "direction"),
+async def test_click_with_the_wrong_text_is_refused_and_does_nothing(sim: SimDriver, phone: Harness) -> None:
+    switch = await wifi_page(phone, sim)
+    result = await phone.act("click", index=switch - 1, text="Use Wi-Fi")
+    assert not result.success
+    assert f"control {switch - 1} shows 'Wi-Fi', not 'Use Wi-Fi'" in result.summary
+    assert sim.phone.state(SETTINGS)["wifi"] is False
+
+
+async def test_click_on_a_stale_observation_is_refused(sim: SimDriver, phone: Harness) -> None:
+    switch = await wifi_page(phone, sim)
+    ctx = await phone.context()
+    ctx.observation_id = "test-0"  # the model answered about an older screen
+    result = await phone.registry.execute("click", {"index": switch}, ctx)
+    assert not result.success and "test-0" in result.summary
+    assert sim.phone.state(SETTINGS)["wifi"] is False
+
+
+async def test_click_at_and_click_area_hit_the_switch(sim: SimDriver, phone: Harness) -> None:
+    switch = await wifi_page(phone, sim)
+    assert phone.ui is not None
+    box = phone.ui.get_element(switch).bounds
+    result = await phone.act("click_at", x=box.center[0], y=box.center[1])
+    assert result.success and result.summary.endswith(f"on [{switch}] 'Use Wi-Fi'")
+    assert sim.phone.state(SETTINGS)["wifi"] is True
+    result = await phone.act("click_area", x1=box.left, y1=box.top, x2=box.right, y2=box.bottom)
+    assert result.success, result.summary
+    assert sim.phone.state(SETTINGS)["wifi"] is False
+
+
+@pytest.mark.parametrize(("name", "args", "fragment"), [
+    ("click_at", {"x": 5000, "y": 10}, "point (5000, 10) is outside the 1080x2400 screen"),
+    ("click_at", {"x": 10, "y": -1}, "is outside the 1080x2400 screen"),
+    ("long_press_at", {"x": 1080, "y": 10}, "outside the 1080x2400 screen (x 0-1079, y 0-2399)"),
+    ("click_area", {"x1": 0, "y1": 0, "x2": 2000, "y2": 100}, "corner (2000, 100) is outside"),
+    ("swipe", {"coordinate": [540, 2000], "coordinate2": [540, 2400]}, "end (540, 2400) is outside"),
+    ("swipe", {"coordinate": [540, 2000, 1], "coordinate2": [540, 200]}, "coordinate: List should have at most 2"),
+    ("swipe", {"coordinate": [540, 2000], "coordinate2": [540, 200], "duration": 60}, "duration: Input should be"),
+    ("scroll", {"direction": "sideways"}, "direction: Input should be 'up', 'down', 'left' or 'right'"),
+    ("system_button", {"button": "warp"}, "unknown key 'warp'"),
+    ("open_app", {"text": "Calculator"}, "no installed app 'Calculator'; installed: Launcher"),
+    ("open_app", {"text": "s"}, "'s' matches several apps"),
+    ("click", {"index": 99}, "no control 99 on the current screen"),
+    ("click", {"index": 1, "force": True}, "force: Extra inputs are not permitted"),
+    ("wait", {"duration": 0}, "duration: Input should be greater than 0"),
+    ("complete", {"success": True, "message": "  "}, "message: String should have at least 1 character"),
+    ("type_secret", {"secret_id": "pin"}, "unknown tool 'type_secret'"),  # no secrets: no such tool
 ])
-async def test_expected_failures_are_results_not_exceptions(call: dict[str, Any], fragment: str) -> None:
-    result, driver = await run(call)
+async def test_expected_failures_are_results_and_change_nothing(sim: SimDriver, phone: Harness, name: str,
+                                                                args: dict[str, Any], fragment: str) -> None:
+    sim.phone.start_app(SETTINGS, "wifi")
+    before = (foreground(sim), sim.phone.current_screen(), dict(sim.phone.state(SETTINGS)))
+    result = await phone.act(name, **args)
     assert not result.success
     assert fragment in result.summary
-    assert driver.calls == []
+    assert (foreground(sim), sim.phone.current_screen(), dict(sim.phone.state(SETTINGS))) == before
 
 
-async def test_stale_observation_is_rejected() -> None:
+async def test_long_press_and_long_press_at(playground: SimDriver, phone: Harness) -> None:
+    await phone.observe()
+    button = phone.index("Hold me")
+    result = await phone.act("long_press", index=button, text="Hold me")
+    assert result.success, result.summary
+    assert playground.phone.state("com.example.playground")["held"] is True
+    await phone.act("click", index=button)
+    assert playground.phone.state("com.example.playground")["held"] is False
+    assert phone.ui is not None
+    x, y = phone.ui.get_element(button).bounds.center
+    assert (await phone.act("long_press_at", x=x, y=y)).success
+    assert playground.phone.state("com.example.playground")["held"] is True
+
+
+async def test_type_into_notes_saves_a_note_verbatim(sim: SimDriver, phone: Harness) -> None:
+    sim.phone.start_app(NOTES)
+    await phone.observe()
+    assert (await phone.act("click", index=phone.index("New note"), text="New note")).success
+    await phone.observe()
+    title, body = phone.index("title_field"), phone.index("body_field")
+    text = "a'b\"c; rm -rf / $(x) `y` %s 你好 🙂"
+    result = await phone.act("type", text="draft", index=title)
+    assert result.success and result.summary == f"typed 5 characters into [{title}] 'Title' (appended)"
+    assert (await phone.act("type", text=text, index=title, clear=True)).success
+    assert (await phone.act("type", text="line one\nline two", index=body)).success
+    assert (await phone.act("type", text="!")).success  # the focused field: the body
+    await phone.observe()
+    assert (await phone.act("click", index=phone.index("Save"), text="Save")).success
+    assert sim.phone.state(NOTES)["notes"][-1] == {"title": text, "body": "line one\nline two!"}
+
+
+async def test_open_app_by_label_or_package(sim: SimDriver, phone: Harness) -> None:
+    result = await phone.act("open_app", text="  contacts ")
+    assert result.success and result.summary == f"opened Contacts ({CONTACTS})"
+    assert foreground(sim) == CONTACTS
+    assert (await phone.act("open_app", text=NOTES)).success and foreground(sim) == NOTES
+    assert (await phone.act("open_app", text="Sett")).success and foreground(sim) == SETTINGS
+
+
+async def test_system_buttons_back_and_home(sim: SimDriver, phone: Harness) -> None:
+    sim.phone.start_app(SETTINGS)
+    await phone.observe()
+    await phone.act("click", index=phone.index("Wi-Fi"))
+    assert sim.phone.current_screen() == "wifi"
+    assert (await phone.act("system_button", button="back")).summary == "pressed back"
+    assert (foreground(sim), sim.phone.current_screen()) == (SETTINGS, "main")
+    assert (await phone.act("system_button", button="KEYCODE_HOME")).summary == "pressed home"
+    assert foreground(sim) == LAUNCHER
+
+
+async def test_scroll_and_swipe_reveal_later_contacts(sim: SimDriver, phone: Harness) -> None:
+    sim.phone.start_app(CONTACTS)
+    assert "Zoe Martin" not in await phone.texts()
+    assert (await phone.act("scroll", direction="down", index=phone.index("contact_list"))).success
+    assert (await phone.act("scroll", direction="down")).success
+    assert "Zoe Martin" in await phone.texts()
+    assert (await phone.act("scroll", direction="up")).success
+    assert (await phone.act("scroll", direction="up")).success
+    assert "Alice Johnson" in await phone.texts() and "Zoe Martin" not in await phone.texts()
+    for _ in range(2):
+        result = await phone.act("swipe", coordinate=[540, 2200], coordinate2=[540, 500], duration=0.5)
+        assert result.success and result.summary == "swiped from (540, 2200) to (540, 500) in 0.5 s"
+    assert "Zoe Martin" in await phone.texts()
+
+
+async def test_wait_sleeps_through_the_injected_sleep_capped(phone: Harness) -> None:
+    assert (await phone.act("wait", duration=2)).summary == "waited 2 s"
+    assert (await phone.act("wait", duration=60)).summary == "waited 5 s (capped at 5 s)"
+    assert phone.sleeps == [2, 5]
+
+
+async def test_remember_returns_an_update_and_leaves_the_state_alone(phone: Harness) -> None:
+    result = await phone.act("remember", information="  Bob's number is +1 555-0102 ")
+    assert result.success and result.state_update == {"memory": "Bob's number is +1 555-0102"}
+    assert phone.shared.memory == []  # actions never change the shared state themselves
+
+
+async def execute_step(call: dict[str, Any], shared: SharedState | None = None) -> tuple[StepContext, Any]:
+    """Run one call through the action-execution phase, as the agent does."""
     driver = FakeDriver()
-    ctx = make_ctx(driver)
-    ctx.observation_id = "obs-0"  # the model answered about an older screen
-    result = await default_registry().execute(ActionCall(name="tap", args={"id": 1}), ctx)
-    assert not result.success and "obs-0" in result.summary
-    assert driver.calls == []
+    harness = Harness(driver)
+    ui = await harness.observe()
+    obs = Observation(ui.observation_id, b"", ui, await driver.current_app(), [], (1080, 2400))
+    ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=shared or SharedState(),
+                      observation=obs, action=ActionCall(**call))
+    phase = ActionExecution(harness.registry, driver, harness.cache, AgentSettings())
+    update = await phase.run(ctx)
+    return ctx, update
 
 
-async def test_type_text_taps_the_field_then_types_verbatim() -> None:
-    driver = FakeDriver()
-    ctx = make_ctx(driver)
-    field = index_of(ctx, ":id/name")
-    text = "a'b\"c; rm -rf / $(x) `y` 你好 🙂\nz"
-    result = await default_registry().execute(ActionCall(name="type_text", args={"id": field, "text": text}), ctx)
-    assert result.success
-    assert [c[0] for c in driver.calls] == ["tap", "input_text"]
-    assert driver.calls[1][1] == (text, True)
+async def test_remember_reaches_the_shared_state_through_the_phase() -> None:
+    shared = SharedState(memory=["older fact"])
+    ctx, update = await execute_step({"name": "remember", "args": {"information": "the PIN is on the fridge"}},
+                                     shared)
+    assert apply_update(ctx.shared, update).memory == ["older fact", "the PIN is on the fridge"]
+    assert ctx.status == MobileAgentStatus.CONTINUE
 
 
-async def test_scroll_moves_the_finger_against_the_direction() -> None:
-    result, driver = await run({"name": "scroll", "args": {"direction": "down"}})
-    assert result.success
-    _, (x1, y1, x2, y2, _) = driver.calls[0]
-    assert x1 == x2 and y1 > y2
+@pytest.mark.parametrize(("success", "status"), [(True, MobileAgentStatus.FINISH), (False, MobileAgentStatus.FAIL)])
+async def test_complete_ends_the_step_in_finish_or_fail(success: bool, status: str) -> None:
+    ctx, update = await execute_step({"name": "complete", "args": {"success": success, "message": "Wi-Fi is on"}})
+    assert (ctx.status, ctx.reason) == (status, "Wi-Fi is on")
+    assert ctx.result is not None and ctx.result.success
+    assert ("answer" in update) is success
+    assert update["action_outcomes"] is True
 
 
-async def test_launch_app_by_label_or_package() -> None:
-    result, driver = await run({"name": "launch_app", "args": {"app": "messages"}})
-    assert result.success and driver.calls == [("start_app", ("com.google.android.apps.messaging",))]
-    result, driver = await run({"name": "launch_app", "args": {"app": "com.android.settings"}})
-    assert result.success and driver.calls == [("start_app", ("com.android.settings",))]
+async def test_every_execution_drops_the_control_cache(sim: SimDriver, phone: Harness) -> None:
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("click", {"index": 1}), ("click", {"index": 999}), ("fly", {}), ("wait", {"duration": -1}),
+        ("remember", {"information": "x"}), ("scroll", {"direction": "down"}),
+    ]
+    for name, args in calls:
+        ctx = await phone.context()
+        phone.cache.put(sim.serial, ctx.ui)
+        await phone.registry.execute(name, args, ctx)
+        assert phone.cache.get(sim.serial) is None, name
 
 
-async def test_press_key_normalises() -> None:
-    result, driver = await run({"name": "press_key", "args": {"key": "KEYCODE_BACK"}})
-    assert result.success and driver.calls == [("press_key", ("back",))]
-
-
-def test_only_supported_actions_are_offered() -> None:
-    class TapOnly(FakeDriver):
-        supported = frozenset({"tap", "screenshot", "get_ui_tree"})
-
-    names = [t.name for t in default_registry().available(TapOnly())]
-    assert "tap" in names and "tap_point" in names and "wait" in names
-    assert "type_text" not in names and "scroll" not in names and "launch_app" not in names
-    described = default_registry().describe(FakeDriver())
-    assert "type_text(text: str, id: int | null = null, clear: bool = true)" in described
-    assert "scroll(direction: \"up\"|\"down\"|\"left\"|\"right\", id: int | null = null)" in described
-
-
-@pytest.mark.parametrize("call", [
-    {"name": "tap", "args": {"text": "Wi-Fi"}},
-    {"name": "long_press", "args": {"text": "Wi-Fi"}},
-    {"name": "tap_point", "args": {"x": 10, "y": 10}},
-    {"name": "type_text", "args": {"text": "hi"}},
-    {"name": "scroll", "args": {"direction": "up"}},
-    {"name": "press_key", "args": {"key": "back"}},
-    {"name": "launch_app", "args": {"app": "Settings"}},
-    {"name": "wait", "args": {"seconds": 0.01}},
-    {"name": "tap", "args": {"id": 999}},  # a failed action invalidates too
-])
-async def test_every_kind_of_action_invalidates_the_control_cache(call: dict[str, Any]) -> None:
-    driver = FakeDriver()
-    cache = ControlCache(ttl=5.0, clock=FakeClock())
-    ctx = make_ctx(driver, cache)
-    cache.put(driver.serial, ctx.ui_state)
-    assert cache.get(driver.serial) is ctx.ui_state
-    await default_registry().execute(ActionCall(**call), ctx)
-    assert cache.get(driver.serial) is None
+@pytest.mark.parametrize(("success", "status"), [(True, "FINISH"), (False, "FAIL")])
+async def test_complete_ends_a_run(tmp_path: Path, success: bool, status: str) -> None:
+    call = {"status": "CONTINUE", "thought": "t",
+            "action": {"name": "complete", "args": {"success": success, "message": "no fax app here"}}}
+    settings = Settings(task=TaskSettings(text="send a fax"), model=ModelSettings(script=Path("unused.yaml")),
+                        logs=LogSettings(dir=tmp_path))
+    result = await Session(settings, device=FakeDriver(), model=ScriptedModel(Script(replies=[call]))).run()
+    assert (result.status, result.reason if not success else result.answer, result.steps) == (
+        status, "no fax app here", 1)
