@@ -122,9 +122,9 @@ class WaitsForever(ScriptedModel):
         super().__init__(Script(replies=replies))
         self.waiting = asyncio.Event()
 
-    async def complete(self, messages: Any) -> Any:
+    async def complete(self, messages: Any, *, schema: Any = None) -> Any:
         if self._next < len(self.script.replies):
-            return await super().complete(messages)
+            return await super().complete(messages, schema=schema)
         self.waiting.set()
         await asyncio.Event().wait()
         raise AssertionError("unreachable")

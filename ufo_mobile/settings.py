@@ -128,7 +128,10 @@ class LimitSettings(_Strict):
 
 class PerceptionSettings(_Strict):
     control_cache_ttl_seconds: float = Field(default=5.0, ge=0)
-    image_longest_side: int = Field(default=1280, ge=64)
+    image_longest_side: int = Field(default=1280, ge=64, description="the model's screenshot at most this long")
+    image_max_tiles: int = Field(default=3, ge=0, description="and at most this many 512 px tiles (0: no limit)")
+    image_detail: Literal["low", "high", "auto"] = "high"
+    send_clean_screenshot: bool = Field(default=False, description="also send the screenshot without numbers")
     dump_retries: int = Field(default=2, ge=0)
     annotate: bool = True
     settle_timeout_seconds: float = Field(default=3.0, ge=0, description="0 turns the stability check off")

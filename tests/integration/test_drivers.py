@@ -150,10 +150,10 @@ async def test_phone_going_away_while_the_model_thinks_fails_the_action(
     class Unplugging:
         name = "unplugging"
 
-        async def complete(self, messages: Any) -> Any:
+        async def complete(self, messages: Any, *, schema: Any = None) -> Any:
             if len(script.calls) == 2:
                 sim_device.adbd.stop_in_thread()
-            return await script.complete(messages)
+            return await script.complete(messages, schema=schema)
 
     result = await Session(settings, model=Unplugging()).run()
     assert result.status == "FAIL"

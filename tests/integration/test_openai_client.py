@@ -263,6 +263,24 @@ async def test_agent_finishes_and_run_json_has_the_usage(tmp_path: Path, server:
     assert "Open Settings" in request.text() and KEY not in request.text()  # a key from the environment is a secret
 
 
+async def test_the_agent_sends_its_reply_schema_and_falls_back_for_the_whole_run(
+        tmp_path: Path, server: OpenAIServer, fake: FakeTime) -> None:
+    server.push(error(400, "response_format json_schema is not supported by this model", param="response_format"),
+                chat(OPEN_SETTINGS), chat(FINISH))
+    result, _, log = await run_agent(tmp_path, server, fake)
+    assert result.status == "FINISH" and result.steps == 2
+    sent = [r.body.get("response_format") for r in server.requests]
+    schema = sent[0]["json_schema"]["schema"]
+    actions = [a["properties"]["name"]["const"] for a in schema["properties"]["action"]["anyOf"][0]["anyOf"]]
+    assert {"click", "open_app", "type", "complete"} <= set(actions)  # the actions this phone supports
+    assert sent[1:] == [None, None]  # refused once: plain JSON for the rest of the run
+    assert [e["event"] for e in log].count("structured_output_unsupported") == 1
+    calls = [c for line in steps_of(result.run_dir) for c in line["model_calls"]]
+    assert [(c["structured_output"], c["fell_back"]) for c in calls] == [("off", True), ("off", False)]
+    model_json = json.loads((result.run_dir / "steps" / "0001" / "model.json").read_text())
+    assert model_json["calls"][0]["attempts"] == 2 and model_json["usage"]["calls"] == 1
+
+
 async def test_429_with_retry_after_then_success_is_in_the_run_log(tmp_path: Path, server: OpenAIServer,
                                                                    fake: FakeTime) -> None:
     server.push(error(429, "Rate limit reached for gpt-4o", code="rate_limit_exceeded", type_="requests",

@@ -31,6 +31,7 @@ from ufo_mobile.tools.build import build_tool_registry
 from ufo_mobile.tools.credentials import CredentialManager
 from ufo_mobile.tools.registry import ToolRegistry
 from ufo_mobile.ui.cache import ControlCache
+from ufo_mobile.ui.format import FormatOptions
 from ufo_mobile.ui.provider import AndroidStateProvider, StateProvider
 
 
@@ -47,7 +48,8 @@ class MobileAgent(BasicAgent):
         self.credentials = credentials or CredentialManager()
         self._redact: Callable[[str], str] | None = None  # the run's Redactor.text, once the run is known
         self.state_provider: StateProvider = state_provider or AndroidStateProvider(
-            device, dump_retries=settings.perception.dump_retries, redact=self._redact_dump, logger=logger)
+            device, dump_retries=settings.perception.dump_retries, redact=self._redact_dump, logger=logger,
+            format_options=FormatOptions(legend=False))  # the legend is in the system prompt
         self.tools = tools or build_tool_registry(settings, device, self.state_provider, self.credentials)
         self.clock = clock
         self.cache = ControlCache(settings.perception.control_cache_ttl_seconds, clock=clock)
@@ -72,9 +74,10 @@ class MobileAgent(BasicAgent):
             phases = (
                 DataCollection(self.device, self.cache, p, logger=context.logger, clock=self.clock,
                                provider=self.state_provider),
-                LLMInteraction(self.model, self.tools, self.device, self.records, history_steps=a.history_steps,
-                               vision=self.settings.model.vision, logger=context.logger,
-                               redact=context.writer.redactor.text),
+                LLMInteraction(self.model, self.tools, self.records, history_steps=a.history_steps,
+                               vision=self.settings.model.vision, image_detail=p.image_detail,
+                               clean_screenshot=p.send_clean_screenshot, secret_ids=self.credentials.ids(),
+                               logger=context.logger, redact=context.writer.redactor.text),
                 ActionExecution(self.tools, self.device, self.cache, a, state_provider=self.state_provider,
                                 credentials=self.credentials),
                 MemoryUpdate(self.records),

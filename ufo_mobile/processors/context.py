@@ -28,8 +28,9 @@ class Observation:
     current_app: CurrentApp
     apps: list[AppInfo]
     screen_size: tuple[int, int]
-    model_image: bytes | None = None
+    model_image: bytes | None = None  # the annotated screenshot at the size the model gets
     model_image_scale: float = 1.0
+    model_image_clean: bytes | None = None  # the same without the numbers (perception.send_clean_screenshot)
     cache_hit: bool = False
     dump_attempts: int = 1
     stability: dict[str, Any] = field(default_factory=dict)
@@ -57,6 +58,7 @@ class StepContext:
     failed_phase: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     usage: Usage = Usage()
+    model_calls: list[dict[str, Any]] = field(default_factory=list)  # usage and details of each model call
     cache: dict[str, int] = field(default_factory=dict)
     record: StepRecord | None = None
     extra: dict[str, Any] = field(default_factory=dict)

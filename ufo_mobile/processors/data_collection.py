@@ -10,8 +10,10 @@ passed; the wait is recorded.
 Parsed controls are cached for ``control_cache_ttl_seconds``; every action drops the cache.
 Known secrets are redacted from the dump before it is parsed (in their XML-escaped form too), so a
 key typed into a visible field reaches neither the prompt nor the run directory.
-The image for the model is downscaled first and annotated at that size (cheap); the full-size
-annotated screenshot for the run directory is drawn later, off the critical path, by the recorder.
+The image for the model is downscaled first, to ``image_longest_side`` and to at most
+``image_max_tiles`` of OpenAI's 512 px tiles (3 tiles: a 1080x2400 screen is sent as 512x1139, 595
+image tokens), and annotated at that size (cheap); the full-size annotated screenshot for the run
+directory is drawn later, off the critical path, by the recorder.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ import structlog
 
 from ufo_mobile.device.base import AppInfo, DeviceDriver
 from ufo_mobile.errors import UIParseError
+from ufo_mobile.llm.image_tokens import fit_to_tiles
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.settings import PerceptionSettings
-from ufo_mobile.ui.annotate import annotate, downscale
+from ufo_mobile.ui.annotate import annotate, shrink_to
 from ufo_mobile.ui.cache import ControlCache
 from ufo_mobile.ui.provider import AndroidStateProvider, StateProvider
 from ufo_mobile.ui.state import UIState
@@ -131,8 +134,15 @@ class DataCollection:
         }
 
     def _model_image(self, obs: Observation) -> None:
-        small, scale = downscale(obs.screenshot, self.settings.image_longest_side)
-        if self.settings.annotate:
+        """The screenshot for the model: within the longest side and the tile budget, annotated
+        at that size (and, if asked for, the same without the numbers)."""
+        p = self.settings
+        width, height = png_size(obs.screenshot)
+        budget = p.image_max_tiles if p.image_max_tiles > 0 else 10**6
+        small, scale = shrink_to(obs.screenshot, fit_to_tiles(width, height, budget, p.image_longest_side))
+        if p.send_clean_screenshot:
+            obs.model_image_clean = small
+        if p.annotate:
             small = annotate(small, obs.ui_state.elements, screen_size=obs.screen_size)
         obs.model_image, obs.model_image_scale = small, scale
 

@@ -1,56 +1,107 @@
-"""Phase 2: ask the model for the next step and validate its reply (one corrective re-ask)."""
+"""Phase 2: ask the model for the next step and validate its reply (one corrective re-ask).
+
+The prompt is built from packaged templates (``prompts/mobile_agent.yaml``): a system message that
+is the same every step (role, screen size, how to read the screen list, the actions this device
+supports, the secret ids, the reply format), the bounded history of earlier steps, and a user
+message with the request, the apps, the plan and memory when there are any, the screen text and the
+screenshot(s). Every message is redacted before it is sent, and the reply schema (with one entry per
+available action) goes along for models that take structured output.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import structlog
 
-from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.errors import LLMOutputParseError
 from ufo_mobile.llm.base import ChatModel
-from ufo_mobile.llm.prompt import PromptTemplates
+from ufo_mobile.llm.prompt import PromptTemplates, compose
 from ufo_mobile.llm.reply import AgentReply, parse_reply
 from ufo_mobile.memory.messages import ChatMessage, ContentPart, ImagePart, TextPart
 from ufo_mobile.memory.records import StepRecord, render_history
-from ufo_mobile.processors.context import StepContext
+from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.states.status import MobileAgentStatus
 from ufo_mobile.tools.registry import ToolRegistry
+from ufo_mobile.ui.format import screen_legend
+
+MEMORY_ITEMS = 20  # the most recent facts from ``remember`` shown to the model
+
+
+def reply_schema(tools: ToolRegistry) -> dict[str, Any]:
+    """The JSON schema of a reply, its ``action`` one of the registry's tools with their arguments."""
+    return {
+        "type": "object",
+        "title": "AgentReply",
+        "properties": {
+            "status": {"type": "string", "enum": [s.value for s in MobileAgentStatus]},
+            "observation": {"type": "string"},
+            "thought": {"type": "string"},
+            "action": {"anyOf": [tools.json_schema(), {"type": "null"}]},
+            "plan": {"type": "array", "items": {"type": "string"}},
+            "result": {"type": "string"},
+        },
+        "required": ["status", "thought"],
+        "additionalProperties": False,
+    }
 
 
 class LLMInteraction:
     name: ClassVar[str] = "llm_interaction"
     always: ClassVar[bool] = False
 
-    def __init__(self, model: ChatModel, tools: ToolRegistry, device: DeviceDriver,
-                 records: Sequence[StepRecord], *, history_steps: int = 6, vision: bool = True,
+    def __init__(self, model: ChatModel, tools: ToolRegistry, records: Sequence[StepRecord], *,
+                 history_steps: int = 6, vision: bool = True, image_detail: Literal["low", "high", "auto"] = "high",
+                 clean_screenshot: bool = False, secret_ids: Sequence[str] = (),
                  templates: PromptTemplates | None = None, logger: Any = None,
                  redact: Callable[[str], str] | None = None) -> None:
         self.model = model
         self.tools = tools
-        self.device = device
         self.records = records
         self.history_steps = history_steps
         self.vision = vision
+        self.image_detail = image_detail
+        self.clean_screenshot = clean_screenshot
+        self.secret_ids = list(secret_ids)
         self.templates = templates or PromptTemplates.load("mobile_agent")
+        self.schema = reply_schema(tools)
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.llm")
         self._redact = redact  # applied to every message sent: no secret reaches the model
+
+    def system_prompt(self, screen_size: tuple[int, int]) -> str:
+        width, height = screen_size
+        main = self.templates.render("system", width=width, height=height, legend="\n".join(screen_legend()),
+                                     actions=self.tools.get_tool_descriptions_text())
+        secrets = self.templates.render("secrets", ids=", ".join(self.secret_ids)) if self.secret_ids else ""
+        return compose([main, secrets])
+
+    def user_text(self, ctx: StepContext, obs: Observation) -> str:
+        shared = ctx.shared
+        apps = ", ".join(f"{a.label} ({a.package})" for a in obs.apps) or "unknown"
+        memory = shared.memory[-MEMORY_ITEMS:]
+        return compose([
+            self.templates.render("user", request=ctx.request, current_app=obs.current_app.package or "?", apps=apps),
+            self.templates.render("plan", plan="; ".join(shared.plan)) if shared.plan else "",
+            self.templates.render("memory", memory="\n".join(f"- {m}" for m in memory)) if memory else "",
+            self.templates.render("screen", screen=obs.ui_state.formatted_text),
+        ])
+
+    def images(self, obs: Observation) -> list[ContentPart]:
+        if not self.vision or obs.model_image is None:
+            return []
+        parts: list[ContentPart] = [ImagePart(png=obs.model_image, detail=self.image_detail,
+                                              label=f"annotated screenshot {obs.observation_id}")]
+        if self.clean_screenshot and obs.model_image_clean is not None:
+            parts.append(ImagePart(png=obs.model_image_clean, detail=self.image_detail,
+                                   label=f"screenshot {obs.observation_id}"))
+        return parts
 
     def build_messages(self, ctx: StepContext) -> list[ChatMessage]:
         obs = ctx.observation
         assert obs is not None, "data collection must run first"
-        width, height = obs.screen_size
-        system = self.templates.render("system", width=width, height=height,
-                                       actions=self.tools.get_tool_descriptions_text())
-        apps = ", ".join(f"{a.label} ({a.package})" for a in obs.apps) or "unknown"
-        plan = "; ".join(ctx.shared.plan) or "(none yet)"
-        user = self.templates.render("user", request=ctx.request, current_app=obs.current_app.package or "?",
-                                     apps=apps, plan=plan, screen=obs.ui_state.formatted_text)
-        content: list[ContentPart] = [TextPart(text=user)]
-        if self.vision and obs.model_image is not None:
-            content.append(ImagePart(png=obs.model_image, label=f"annotated screenshot {obs.observation_id}"))
-        return [ChatMessage(role="system", content=system),
+        content: list[ContentPart] = [TextPart(text=self.user_text(ctx, obs)), *self.images(obs)]
+        return [ChatMessage(role="system", content=self.system_prompt(obs.screen_size)),
                 *render_history(self.records, self.history_steps),
                 ChatMessage(role="user", content=content)]
 
@@ -58,9 +109,10 @@ class LLMInteraction:
         if self._redact is not None:
             messages = [m.redacted(self._redact) for m in messages]
         self._log.info("model_call", step=ctx.step, messages=len(messages))
-        completion = await self.model.complete(messages)
+        completion = await self.model.complete(messages, schema=self.schema)
         ctx.raw_replies.append(completion.text)
         ctx.usage = ctx.usage + completion.usage
+        ctx.model_calls.append({"model": completion.model, **completion.usage.to_dict(), **completion.details})
         return completion.text
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:

@@ -57,6 +57,8 @@ class StepRecorder:
             put("action.json", ctx.reply.model_dump(mode="json"))
         if ctx.result is not None:
             put("result.json", ctx.result.to_dict())
+        if ctx.model_calls:
+            put("model.json", {"usage": ctx.usage.to_dict(), "calls": ctx.model_calls})
         put("timings.json", ctx.timings)
         failure = self.writer.failure  # also one from a background artifact of an earlier step
         if failure is not None and ctx.status != MobileAgentStatus.FAIL:
@@ -89,5 +91,6 @@ class StepRecorder:
             "failed_phase": ctx.failed_phase,
             "timings": {k: round(v, 4) for k, v in ctx.timings.items()},
             "usage": ctx.usage.to_dict(),
+            "model_calls": ctx.model_calls,
             "files": files,
         }

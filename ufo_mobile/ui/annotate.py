@@ -59,6 +59,16 @@ def render_blank(controls: Sequence[Control], size: tuple[int, int], *, scale: f
     return _to_png(image)
 
 
+def shrink_to(png: bytes, size: tuple[int, int]) -> tuple[bytes, float]:
+    """``png`` resized to exactly ``size`` (never enlarged); returns it and the factor from the
+    original's width to the new one (1.0 when it already fits and is returned unchanged)."""
+    image = _open(png)
+    if size[0] >= image.width and size[1] >= image.height:
+        return png, 1.0
+    target = (max(1, min(size[0], image.width)), max(1, min(size[1], image.height)))
+    return _to_png(image.resize(target, Image.Resampling.LANCZOS)), target[0] / image.width
+
+
 def downscale(png: bytes, longest_side: int) -> tuple[bytes, float]:
     """Shrink ``png`` so its longest side is at most ``longest_side`` pixels.
 
@@ -68,12 +78,8 @@ def downscale(png: bytes, longest_side: int) -> tuple[bytes, float]:
     if longest_side <= 0:
         raise ValueError(f"longest_side must be positive, got {longest_side}")
     image = _open(png)
-    longest = max(image.width, image.height)
-    if longest <= longest_side:
-        return png, 1.0
-    factor = longest_side / longest
-    new_size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
-    return _to_png(image.resize(new_size, Image.Resampling.LANCZOS)), factor
+    factor = min(1.0, longest_side / max(image.width, image.height))
+    return shrink_to(png, (max(1, round(image.width * factor)), max(1, round(image.height * factor))))
 
 
 def layout_labels(controls: Sequence[Control], image_size: tuple[int, int],

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import Mapping
 from typing import Any
 
@@ -132,4 +133,8 @@ async def test_data_collection_reuses_cached_controls_until_invalidated() -> Non
     await phase.run(third)  # expired
     assert driver.dumps == 2 and third.cache["hit"] == 0
     assert first.observation.model_image is not None
-    assert first.observation.model_image_scale == pytest.approx(1280 / 2400)
+    # 3 tiles of 512 px at most (the default budget): a 1080x2400 screen goes as 512x1139
+    assert first.observation.model_image_scale == pytest.approx(512 / 1080)
+    from PIL import Image
+    with Image.open(io.BytesIO(first.observation.model_image)) as image:
+        assert image.size == (512, 1139)

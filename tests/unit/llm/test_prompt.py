@@ -1,0 +1,113 @@
+"""The prompt: strict templates, every optional part present and absent, the reply schema."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import pytest
+
+from tests.fakes import SCREEN_XML, FakeDriver, blank_png
+from ufo_mobile.device.base import AppInfo, CurrentApp
+from ufo_mobile.llm.prompt import PromptError, PromptTemplates
+from ufo_mobile.llm.reply import parse_reply
+from ufo_mobile.llm.scripted import Script, ScriptedModel
+from ufo_mobile.memory.messages import ImagePart, TextPart
+from ufo_mobile.memory.state import SharedState
+from ufo_mobile.processors.context import Observation, StepContext
+from ufo_mobile.processors.llm_interaction import LLMInteraction
+from ufo_mobile.tools.build import build_tool_registry
+from ufo_mobile.tools.credentials import CredentialManager
+from ufo_mobile.tools.registry import ToolRegistry
+from ufo_mobile.ui.format import FormatOptions, screen_legend
+from ufo_mobile.ui.provider import AndroidStateProvider
+from ufo_mobile.ui.state import build_ui_state
+
+
+def registry() -> ToolRegistry:
+    from pathlib import Path
+
+    from ufo_mobile.settings import ModelSettings, Settings, TaskSettings
+
+    driver = FakeDriver()
+    settings = Settings(task=TaskSettings(text="t"), model=ModelSettings(script=Path("unused.yaml")))
+    return build_tool_registry(settings, driver, AndroidStateProvider(driver), CredentialManager())
+
+
+def observation() -> Observation:
+    ui = build_ui_state(SCREEN_XML, observation_id="obs-1", format_options=FormatOptions(legend=False))
+    return Observation("obs-1", blank_png(), ui, CurrentApp("com.example.app"),
+                       [AppInfo("com.android.settings", "Settings")], (1080, 2400),
+                       model_image=b"annotated-png", model_image_clean=b"clean-png")
+
+
+def test_templates_are_strict_both_ways() -> None:
+    templates = PromptTemplates({"t": "hello $name"})
+    assert templates.render("t", name="you") == "hello you"
+    with pytest.raises(PromptError, match=r"missing \['name'\]"):
+        templates.render("t")
+    with pytest.raises(PromptError, match=r"unused \['extra'\]"):
+        templates.render("t", name="you", extra=1)
+
+
+def test_every_packaged_template_has_its_placeholders_filled_by_the_agent() -> None:
+    templates = PromptTemplates.load("mobile_agent")
+    assert set(templates.names) == {"system", "secrets", "user", "plan", "memory", "screen", "reask"}
+    for name in templates.names:
+        values = {p: f"<{p}>" for p in templates.placeholders(name)}
+        assert "$" not in templates.render(name, **values)
+
+
+@pytest.mark.parametrize(("plan", "memory", "secrets", "vision", "clean"),
+                         list(itertools.product([False, True], repeat=5)))
+def test_every_optional_part_present_and_absent(plan: bool, memory: bool, secrets: bool, vision: bool,
+                                               clean: bool) -> None:
+    shared = SharedState(plan=["open Settings", "tap Wi-Fi"] if plan else [],
+                         memory=["the code is 4411"] if memory else [])
+    ctx = StepContext(run_id="r", step=2, agent_name="A", request="Turn on Wi-Fi", shared=shared,
+                      observation=observation())
+    phase = LLMInteraction(ScriptedModel(Script(replies=["x"])), registry(), [], vision=vision, clean_screenshot=clean,
+                           secret_ids=["github_password"] if secrets else [])
+    system, user = phase.build_messages(ctx)
+    system_text, user_text = system.text(), user.text()
+    for text in (system_text, user_text):
+        assert "$" not in text and "None" not in text and "\n\n\n" not in text
+    assert "\n".join(screen_legend()) in system_text and "Controls: id Class" not in user_text  # legend once
+    assert "- click(index: integer" in system_text and "- complete(success: boolean" in system_text
+    assert "User request: Turn on Wi-Fi" in user_text and "Settings (com.android.settings)" in user_text
+    assert '1 Button "Wi-Fi"' in user_text or "Wi-Fi" in user_text
+    assert ("Your plan so far: open Settings; tap Wi-Fi" in user_text) is plan
+    assert ("- the code is 4411" in user_text) is memory
+    assert ("type_secret" in system_text and "github_password" in system_text) is secrets
+    images = [p for p in user.content if isinstance(p, ImagePart)] if not isinstance(user.content, str) else []
+    assert [i.png for i in images] == ([b"annotated-png"] + ([b"clean-png"] if clean else [])) * vision
+    assert all(i.detail == "high" for i in images)
+    assert isinstance(user.content, list) and isinstance(user.content[0], TextPart)
+
+
+def test_the_reply_schema_lists_each_action_with_its_arguments() -> None:
+    phase = LLMInteraction(ScriptedModel(Script(replies=["x"])), registry(), [])
+    schema = phase.schema
+    actions = schema["properties"]["action"]["anyOf"][0]["anyOf"]
+    names = [a["properties"]["name"]["const"] for a in actions]
+    assert names[:3] == ["click", "long_press", "click_at"] and "complete" in names
+    assert schema["properties"]["status"]["enum"] == ["CONTINUE", "FINISH", "FAIL"]
+    json.dumps(schema)  # sendable
+
+
+async def test_the_schema_goes_to_the_model_and_each_call_is_recorded() -> None:
+    seen: list[Any] = []
+
+    class Recording(ScriptedModel):
+        async def complete(self, messages: Any, *, schema: Any = None) -> Any:
+            seen.append(schema)
+            return await super().complete(messages, schema=schema)
+
+    model = Recording(Script(replies=["not json", {"status": "FINISH", "result": "done"}]))
+    phase = LLMInteraction(model, registry(), [])
+    ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=SharedState(), observation=observation())
+    await phase.run(ctx)
+    assert seen == [phase.schema, phase.schema]
+    assert [c["calls"] for c in ctx.model_calls] == [1, 1] and ctx.usage.calls == 2
+    assert parse_reply(ctx.raw_replies[-1]).status == "FINISH"
