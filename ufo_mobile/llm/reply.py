@@ -5,7 +5,7 @@ A reply is one JSON object::
     {"status": "CONTINUE" | "FINISH" | "FAIL",
      "observation": "what is on screen",
      "thought": "why the next action",
-     "action": {"name": "tap", "args": {"id": 3}},     # required for CONTINUE
+     "action": {"name": "click", "args": {"index": 3}},   # required for CONTINUE
      "plan": ["remaining", "steps"],
      "result": "answer or reason"}                      # required for FINISH and FAIL
 

@@ -7,7 +7,7 @@ Script file::
     replies:
       - status: CONTINUE    # a mapping is sent as the JSON a real model would write
         thought: Open Settings
-        action: {name: launch_app, args: {app: Settings}}
+        action: {name: open_app, args: {text: Settings}}
       - "not JSON at all"   # a string is sent verbatim (malformed replies)
 
 An entry may also be ``{delay_seconds: 5, reply: {...}}`` to delay just that reply.
