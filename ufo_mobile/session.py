@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ufo_mobile.agents.base import BasicAgent
+from ufo_mobile.agents.human import Operator
 from ufo_mobile.agents.limits import StepTimer, event_loop_timer
 from ufo_mobile.agents.mobile import MobileAgent
 from ufo_mobile.context import RunContext
@@ -110,7 +111,7 @@ class Session:
                  model: ChatModel | None = None, run_id: str | None = None,
                  handle_signals: bool = False, on_step: Callable[[StepContext], None] | None = None,
                  on_start: Callable[[Session], None] | None = None,
-                 step_timer: StepTimer = event_loop_timer) -> None:
+                 step_timer: StepTimer = event_loop_timer, operator: Operator | None = None) -> None:
         self.settings = settings
         self.redactor = Redactor(settings.secrets())
         self.credentials = CredentialManager.from_settings(settings.credentials)  # ConfigError: a missing secret
@@ -125,6 +126,7 @@ class Session:
         self.on_step = on_step
         self.on_start = on_start  # called once the run directory exists (run_id is final then)
         self.step_timer = step_timer  # tests pass one they fire themselves
+        self.operator = operator  # the person in the loop (takeovers, confirmations); None: nobody
         self.context: RunContext | None = None
         self.run_dir: Path | None = None
         self._start: dict[str, Any] = {}
@@ -178,7 +180,7 @@ class Session:
                 self.on_start(self)
             device = wrap_driver(self.device or make_driver(s.device, logger=logger, phone=phone), s.device, writer)
             agent = MobileAgent("MobileAgent", device=device, model=model, settings=s, logger=logger,
-                                step_timer=self.step_timer, credentials=self.credentials)
+                                step_timer=self.step_timer, credentials=self.credentials, operator=self.operator)
             agent.run_id = self.run_id
             # The round runs as a task of its own, so that a second signal can abandon it (and only it).
             ctx.run_task = round_task = asyncio.ensure_future(self._run_round(agent, device, ctx))

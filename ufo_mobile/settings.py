@@ -210,6 +210,17 @@ def import_callable(path: str) -> Any:
     return target
 
 
+class ConfirmSettings(_Strict):
+    tools: list[str] = Field(default_factory=list, description="actions that always need a person's approval")
+    apps: list[str] = Field(default_factory=list, description="packages in which every action needs approval")
+    when_model_asks: bool = Field(default=True, description="honour the model's own \"confirm\": true")
+
+
+class HumanSettings(_Strict):
+    timeout_seconds: float = Field(default=600.0, gt=0, description="how long to wait for a person")
+    confirm: ConfirmSettings = ConfirmSettings()
+
+
 class LogSettings(_Strict):
     dir: Path = Path("logs")
 
@@ -227,6 +238,7 @@ class Settings(_Strict):
     perception: PerceptionSettings = PerceptionSettings()
     agent: AgentSettings = AgentSettings()
     logs: LogSettings = LogSettings()
+    human: HumanSettings = HumanSettings()
     tools: ToolSettings = ToolSettings()
     credentials: CredentialSettings = CredentialSettings()
 

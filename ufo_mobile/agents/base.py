@@ -58,5 +58,13 @@ class BasicAgent:
         """Run one step (the CONTINUE state's work)."""
         raise NotImplementedError
 
+    async def take_over(self, context: RunContext) -> None:
+        """Have a person do what the model asked (the TAKEOVER state's work)."""
+        raise NotImplementedError
+
+    async def confirm(self, context: RunContext) -> None:
+        """Have a person approve the pending action, then run it (the CONFIRM state's work)."""
+        raise NotImplementedError
+
     async def on_fail(self, context: RunContext) -> None:
         """Record the failure (the FAIL state's work). The default does nothing."""

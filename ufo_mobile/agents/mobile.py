@@ -1,4 +1,9 @@
-"""The flat MobileAgent: one four-phase processor driven by the CONTINUE/FINISH/FAIL machine."""
+"""The flat MobileAgent: one four-phase processor driven by its state machine.
+
+CONTINUE runs a step (observe, ask the model, act, remember). TAKEOVER asks a person to do what the
+model asked for on the phone and waits for them; CONFIRM asks a person to approve the action the
+step chose, then runs it (or records the refusal for the model). FAIL keeps the final screen.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ufo_mobile.agents.base import BasicAgent
+from ufo_mobile.agents.human import ConfirmRequest, Operator, PersonInTheLoop, TakeoverRequest
 from ufo_mobile.agents.limits import LimitGuard, StepTimer, event_loop_timer
 from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
@@ -18,6 +24,7 @@ from ufo_mobile.memory.reducers import apply_update
 from ufo_mobile.memory.state import SharedState
 from ufo_mobile.processors.action_execution import ActionExecution
 from ufo_mobile.processors.base import Middleware, Processor
+from ufo_mobile.processors.confirm import ConfirmPolicy
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.processors.data_collection import DataCollection
 from ufo_mobile.processors.llm_interaction import LLMInteraction
@@ -40,7 +47,8 @@ class MobileAgent(BasicAgent):
                  tools: ToolRegistry | None = None, state_manager: MobileAgentStateManager | None = None,
                  middleware: tuple[Middleware, ...] = (), logger: Any = None,
                  clock: Callable[[], float] = time.monotonic, step_timer: StepTimer = event_loop_timer,
-                 state_provider: StateProvider | None = None, credentials: CredentialManager | None = None) -> None:
+                 state_provider: StateProvider | None = None, credentials: CredentialManager | None = None,
+                 operator: Operator | None = None) -> None:
         super().__init__(name, state_manager or MobileAgentStateManager(), MOBILE_RULES, logger=logger)
         self.device = device
         self.model = model
@@ -60,7 +68,10 @@ class MobileAgent(BasicAgent):
         self.logger = logger
         self.answer = ""
         self.step_timer = step_timer
+        self.operator = operator  # the person in the loop; None: nobody can take over or approve
+        self.pending: StepContext | None = None  # the step whose action waits for approval
         self._processor: Processor | None = None
+        self._confirm_processor: Processor | None = None
 
     def _redact_dump(self, text: str) -> str:
         """Secrets typed into a visible field never reach the model or the logs."""
@@ -79,24 +90,37 @@ class MobileAgent(BasicAgent):
                                clean_screenshot=p.send_clean_screenshot, secret_ids=self.credentials.ids(),
                                logger=context.logger, redact=context.writer.redactor.text),
                 ActionExecution(self.tools, self.device, self.cache, a, state_provider=self.state_provider,
-                                credentials=self.credentials),
+                                credentials=self.credentials, policy=self.confirm_policy()),
                 MemoryUpdate(self.records),
             )
             recorder = StepRecorder(context.writer, annotate=p.annotate)
             self._processor = Processor(phases, recorder=recorder, middleware=self.middleware)
+            # a confirmed (or refused) action: the same action and memory phases, without observing or asking
+            self._confirm_processor = Processor(phases[2:], recorder=recorder, middleware=self.middleware)
         return self._processor
+
+    def confirm_policy(self) -> ConfirmPolicy:
+        c = self.settings.human.confirm
+        return ConfirmPolicy.of(c.tools, c.apps, c.when_model_asks)
 
     async def process(self, context: RunContext) -> None:
         if context.interrupted:
             self.fail_with(context.stop_reason)
             return
+        processor = self.processor(context)
+        await self._run_step(context, processor, self._new_step(context))
+
+    def _new_step(self, context: RunContext) -> StepContext:
         context.step += 1
         self.step, self.run_id = context.step, context.run_id
         if not self.shared.instruction:
             self.shared = apply_update(self.shared, {"instruction": context.request})
-        ctx = StepContext(run_id=context.run_id, step=context.step, agent_name=self.name,
-                          request=context.request, shared=self.shared)
-        task = asyncio.ensure_future(self.processor(context).process(ctx))
+        return StepContext(run_id=context.run_id, step=context.step, agent_name=self.name,
+                           request=context.request, shared=self.shared)
+
+    async def _run_step(self, context: RunContext, processor: Processor, ctx: StepContext) -> None:
+        """Run ``processor`` on ``ctx`` under the step timeout, cancellable by a signal; then the limits."""
+        task = asyncio.ensure_future(processor.process(ctx))
         context.current_step_task, context.current_step = task, ctx
         timeout = self.settings.limits.step_timeout_seconds
         timer = self.step_timer(timeout, lambda: context.cancel_step(f"step {ctx.step} timed out after {timeout:g} s"))
@@ -114,6 +138,51 @@ class MobileAgent(BasicAgent):
             context.current_step_task, context.current_step = None, None
         self._after_step(context, ctx)
 
+    async def take_over(self, context: RunContext) -> None:
+        """The TAKEOVER state's work: a person does on the phone what the model asked for."""
+        message, app = self.reason, self._current_app()
+        person = PersonInTheLoop(self.operator, self.settings.human.timeout_seconds, context)
+        answer = await person.take_over(TakeoverRequest(context.run_id, context.step, message, app))
+        if isinstance(answer, str):  # nobody answered: why
+            self.fail_with(answer)
+            return
+        if not answer.done:
+            self.fail_with(f"the person did not take over: {answer.note or 'declined'}")
+            return
+        note = answer.note or "done"
+        self.records.append(StepRecord(step=context.step, agent=self.name, status=MobileAgentStatus.TAKEOVER,
+                                       reason=message, summary=f"the person said: {note}"))
+        self.cache.invalidate()  # the person changed the screen
+        context.logger.info("takeover_done", step=context.step, note=note)
+        self.status, self.reason = MobileAgentStatus.CONTINUE, ""
+
+    async def confirm(self, context: RunContext) -> None:
+        """The CONFIRM state's work: a person approves the pending action, which then runs (or the
+        refusal is recorded as a failed action the model reads next turn)."""
+        pending, self.pending = self.pending, None
+        if pending is None or pending.action is None:  # pragma: no cover - the rulebook only gets here with one
+            self.fail_with("CONFIRM without an action waiting for approval")
+            return
+        person = PersonInTheLoop(self.operator, self.settings.human.timeout_seconds, context)
+        why = str(pending.extra.get("confirm_why", ""))
+        answer = await person.confirm(ConfirmRequest(context.run_id, pending.step, pending.action.render(),
+                                                     self._current_app(), why))
+        if context.interrupted:
+            self.fail_with(context.stop_reason)
+            return
+        approved, note = (False, answer) if isinstance(answer, str) else (answer.approved, answer.note)
+        context.logger.info("confirmation", step=pending.step, action=pending.action.render(), approved=approved,
+                            note=note)
+        ctx = self._new_step(context)
+        ctx.observation, ctx.reply, ctx.action = pending.observation, pending.reply, pending.action
+        ctx.extra["confirmation"] = {"approved": approved, "note": note}
+        self.processor(context)
+        assert self._confirm_processor is not None
+        await self._run_step(context, self._confirm_processor, ctx)
+
+    def _current_app(self) -> str:
+        return self.shared.current_package_name
+
     def _after_step(self, context: RunContext, ctx: StepContext) -> None:
         self.shared = ctx.shared
         context.usage = context.usage + ctx.usage
@@ -121,6 +190,8 @@ class MobileAgent(BasicAgent):
         if limit is not None:
             ctx.fail(limit)
         self.status, self.reason = ctx.status, ctx.reason
+        if ctx.status == MobileAgentStatus.CONFIRM:
+            self.pending = ctx
         if ctx.status == MobileAgentStatus.FINISH:
             self.answer = ctx.reason
             self.shared = apply_update(self.shared, {"finished": True, "success": True})

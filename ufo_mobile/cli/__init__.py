@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
 from ufo_mobile.cli.console import Console, PipeSafeStream
+from ufo_mobile.cli.operator import TerminalOperator
 from ufo_mobile.errors import ConfigError, RunWriteError, UIParseError
 from ufo_mobile.safe_text import json_printable, printable, printable_lines
 from ufo_mobile.session import RunResult, Session
@@ -154,7 +155,9 @@ def _exit_code(result: RunResult) -> int:
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     settings: Settings = load_settings(args.task, config_path=args.config, overrides=_overrides(args))
-    session = Session(settings, handle_signals=True, run_id=args.run_id)
+    # a person at a terminal can take over the phone and approve actions; without one, nobody can
+    operator = TerminalOperator(sys.stdin, sys.stderr) if sys.stdin is not None and sys.stdin.isatty() else None
+    session = Session(settings, handle_signals=True, run_id=args.run_id, operator=operator)
     console = Console(out, session.redactor)
     session.on_start = lambda s: console.print(console.header(s.run_id, settings.task.text))
     if not args.quiet:

@@ -29,6 +29,7 @@ class ActionCall(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = Field(min_length=1)
     args: dict[str, Any] = Field(default_factory=dict)
+    confirm: bool = Field(default=False, description="ask a person to approve this action before it runs")
 
     def render(self) -> str:
         """``tap(id=3)``: how the action is shown in progress lines and logs."""
@@ -57,6 +58,11 @@ class AgentReply(BaseModel):
             raise ValueError("status CONTINUE needs an 'action' object")
         if self.status in (MobileAgentStatus.FINISH, MobileAgentStatus.FAIL) and not self.result.strip():
             raise ValueError(f"status {self.status} needs a non-empty 'result' (the answer or the reason)")
+        if self.status == MobileAgentStatus.TAKEOVER and not self.result.strip():
+            raise ValueError("status TAKEOVER needs a non-empty 'result': what the person should do on the phone")
+        if self.status == MobileAgentStatus.CONFIRM:
+            raise ValueError("CONFIRM is not a status to answer with; to have an action approved by a person, "
+                             "answer CONTINUE with \"confirm\": true in the action")
         return self
 
 

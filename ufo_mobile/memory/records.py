@@ -38,6 +38,8 @@ class StepRecord(BaseModel):
         return messages
 
     def outcome_text(self) -> str:
+        if self.status == "TAKEOVER" and self.summary:
+            return f"Step {self.step}: you asked a person to take over ({self.reason}); {self.summary}"
         if self.error:
             return f"Step {self.step} failed before acting: {self.error}"
         if self.action is None:

@@ -4,6 +4,11 @@ The action's ``ActionResult`` becomes the step's result. Its ``state_update`` (`
 merged into the shared state with this phase's own update, through the reducers; its
 ``completion`` (``complete``) ends the task as a FINISH or FAIL reply would: the step's status
 becomes FINISH (the message is the answer) or FAIL (the message is the reason).
+
+An action that needs a person's approval (``ConfirmPolicy``) does not run: the step ends in CONFIRM
+and the agent asks. The CONFIRM state then runs this phase again with the answer in
+``ctx.extra["confirmation"]``: approved, the action runs; refused, it is a failed action the model
+reads next turn.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import Any, ClassVar
 
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.memory.state import ActionEntry
+from ufo_mobile.processors.confirm import ConfirmPolicy
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.settings import AgentSettings
 from ufo_mobile.states.status import MobileAgentStatus
@@ -30,13 +36,14 @@ class ActionExecution:
 
     def __init__(self, tools: ToolRegistry, device: DeviceDriver, cache: ControlCache, settings: AgentSettings,
                  *, state_provider: StateProvider | None = None, credentials: CredentialManager | None = None,
-                 sleep: Sleep = asyncio.sleep) -> None:
+                 policy: ConfirmPolicy | None = None, sleep: Sleep = asyncio.sleep) -> None:
         self.tools = tools
         self.device = device
         self.cache = cache
         self.settings = settings
         self.state_provider = state_provider
         self.credentials = credentials
+        self.policy = policy
         self._sleep = sleep  # what ``wait`` sleeps with (tests inject one)
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
@@ -48,7 +55,19 @@ class ActionExecution:
             credential_manager=self.credentials, observation_id=obs.observation_id, cache=self.cache,
             apps=obs.apps, swipe_duration_ms=self.settings.swipe_duration_ms,
             max_wait_seconds=self.settings.max_wait_seconds, sleep=self._sleep)
-        result = await self.tools.execute(ctx.action.name, dict(ctx.action.args), action_ctx)
+        decision = ctx.extra.get("confirmation")
+        if decision is None and self.policy is not None:
+            why = self.policy.why(ctx.action, obs.current_app.package)
+            if why is not None:  # the action waits; the agent asks a person in the CONFIRM state
+                ctx.status = MobileAgentStatus.CONFIRM
+                ctx.reason = f"{ctx.action.render()} waits for a person's approval: {why}"
+                ctx.extra["confirm_why"] = why
+                return None
+        if decision is not None and not decision["approved"]:
+            note = decision.get("note") or ""
+            result = ActionResult(False, f"a person refused {ctx.action.render()}" + (f": {note}" if note else ""))
+        else:
+            result = await self.tools.execute(ctx.action.name, dict(ctx.action.args), action_ctx)
         ctx.result = result
         entry = ActionEntry(id=f"{ctx.run_id}:{ctx.agent_name}:{ctx.step}", step=ctx.step, name=ctx.action.name,
                             args=dict(ctx.action.args), observation_id=obs.observation_id)

@@ -22,7 +22,7 @@ from ufo_mobile.llm.reply import AgentReply, parse_reply
 from ufo_mobile.memory.messages import ChatMessage, ContentPart, ImagePart, TextPart
 from ufo_mobile.memory.records import StepRecord, render_history
 from ufo_mobile.processors.context import Observation, StepContext
-from ufo_mobile.states.status import MobileAgentStatus
+from ufo_mobile.states.status import MODEL_STATUSES, MobileAgentStatus
 from ufo_mobile.tools.registry import ToolRegistry
 from ufo_mobile.ui.format import screen_legend
 
@@ -30,15 +30,19 @@ MEMORY_ITEMS = 20  # the most recent facts from ``remember`` shown to the model
 
 
 def reply_schema(tools: ToolRegistry) -> dict[str, Any]:
-    """The JSON schema of a reply, its ``action`` one of the registry's tools with their arguments."""
+    """The JSON schema of a reply, its ``action`` one of the registry's tools with their arguments
+    (and the optional ``confirm`` flag that asks a person to approve it first)."""
+    actions = tools.json_schema()
+    for entry in actions.get("anyOf", [actions]):
+        entry.setdefault("properties", {})["confirm"] = {"type": "boolean"}
     return {
         "type": "object",
         "title": "AgentReply",
         "properties": {
-            "status": {"type": "string", "enum": [s.value for s in MobileAgentStatus]},
+            "status": {"type": "string", "enum": [s.value for s in MODEL_STATUSES]},
             "observation": {"type": "string"},
             "thought": {"type": "string"},
-            "action": {"anyOf": [tools.json_schema(), {"type": "null"}]},
+            "action": {"anyOf": [actions, {"type": "null"}]},
             "plan": {"type": "array", "items": {"type": "string"}},
             "result": {"type": "string"},
         },

@@ -1,4 +1,6 @@
-"""The states of the flat MobileAgent: NONE -> CONTINUE* -> (FINISH | FAIL -> FINISH)."""
+"""The states of the flat MobileAgent: NONE -> CONTINUE* -> (FINISH | FAIL -> FINISH), with
+CONTINUE -> TAKEOVER -> CONTINUE when the model asks a person to take over, and CONTINUE -> CONFIRM
+-> CONTINUE when an action waits for a person's approval."""
 
 from __future__ import annotations
 
@@ -6,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ufo_mobile.errors import UnknownStateError
 from ufo_mobile.states.base import AgentState, AgentStateManager
-from ufo_mobile.states.status import NONE_STATE, MobileAgentStatus
+from ufo_mobile.states.status import MODEL_STATUSES, NONE_STATE, MobileAgentStatus
 
 if TYPE_CHECKING:
     from ufo_mobile.agents.base import BasicAgent
@@ -48,7 +50,7 @@ class ContinueMobileAgentState(MobileAgentState):
             state = manager.get_state(agent.status)
         except UnknownStateError:
             agent.fail_with(f"the model answered with unknown status {agent.status!r} "
-                            f"(expected one of {', '.join(MobileAgentStatus)})")
+                            f"(expected one of {', '.join(MODEL_STATUSES)})")
             return manager.get_state(MobileAgentStatus.FAIL)
         if not agent.machine.can_move(state.name()):
             agent.fail_with(f"the model asked for status {agent.status!r}, which is not a move from CONTINUE")
@@ -91,6 +93,30 @@ class FailMobileAgentState(MobileAgentState):
     @classmethod
     def name(cls) -> str:
         return MobileAgentStatus.FAIL
+
+
+@MobileAgentStateManager.register
+class TakeoverMobileAgentState(MobileAgentState):
+    """A person does on the phone what the model asked for; then the agent looks again."""
+
+    async def handle(self, agent: BasicAgent, context: RunContext) -> None:
+        await agent.take_over(context)
+
+    @classmethod
+    def name(cls) -> str:
+        return MobileAgentStatus.TAKEOVER
+
+
+@MobileAgentStateManager.register
+class ConfirmMobileAgentState(MobileAgentState):
+    """A person approves (or refuses) the action the last step chose; approved, it runs."""
+
+    async def handle(self, agent: BasicAgent, context: RunContext) -> None:
+        await agent.confirm(context)
+
+    @classmethod
+    def name(cls) -> str:
+        return MobileAgentStatus.CONFIRM
 
 
 @MobileAgentStateManager.register

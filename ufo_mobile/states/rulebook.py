@@ -40,12 +40,19 @@ class Rulebook:
 
 MOBILE_RULES = Rulebook(
     name="mobile",
-    states=("NONE", "CONTINUE", "FINISH", "FAIL"),
+    states=("NONE", "CONTINUE", "TAKEOVER", "CONFIRM", "FINISH", "FAIL"),
     moves=(
         ("NONE", "CONTINUE"),
         ("CONTINUE", "CONTINUE"),
         ("CONTINUE", "FINISH"),
         ("CONTINUE", "FAIL"),
+        ("CONTINUE", "TAKEOVER"),  # the model asks a person to take over
+        ("TAKEOVER", "CONTINUE"),  # the person is done
+        ("TAKEOVER", "FAIL"),      # nobody can answer, the person aborts, or no answer in time
+        ("CONTINUE", "CONFIRM"),   # the chosen action needs a person's approval
+        ("CONFIRM", "CONTINUE"),   # approved (and run) or refused (a failed action the model sees)
+        ("CONFIRM", "FINISH"),     # the approved action was complete(success=true)
+        ("CONFIRM", "FAIL"),       # ... complete(success=false), or the run was stopped while waiting
         ("FAIL", "FINISH"),
     ),
     initial="NONE",

@@ -6,12 +6,24 @@ from enum import StrEnum
 
 
 class MobileAgentStatus(StrEnum):
-    """What the model says about the task after a step. A top-level field of every reply."""
+    """What the model says about the task after a step (a top-level field of every reply), and the
+    states the agent moves through.
+
+    TAKEOVER: the model asks a person to do something on the phone (log in, solve a captcha, unlock a
+    secure screen); the run waits for the person. CONFIRM is never sent by the model: the runtime
+    moves there when the chosen action needs a person's approval before it runs.
+    """
 
     CONTINUE = "CONTINUE"
     FINISH = "FINISH"
     FAIL = "FAIL"
+    TAKEOVER = "TAKEOVER"
+    CONFIRM = "CONFIRM"
 
+
+#: The statuses a model may answer with.
+MODEL_STATUSES: tuple[MobileAgentStatus, ...] = (MobileAgentStatus.CONTINUE, MobileAgentStatus.FINISH,
+                                                 MobileAgentStatus.FAIL, MobileAgentStatus.TAKEOVER)
 
 #: The name of the initial state, in which no step has run yet.
 NONE_STATE = "NONE"

@@ -92,7 +92,8 @@ def test_the_reply_schema_lists_each_action_with_its_arguments() -> None:
     actions = schema["properties"]["action"]["anyOf"][0]["anyOf"]
     names = [a["properties"]["name"]["const"] for a in actions]
     assert names[:3] == ["click", "long_press", "click_at"] and "complete" in names
-    assert schema["properties"]["status"]["enum"] == ["CONTINUE", "FINISH", "FAIL"]
+    assert schema["properties"]["status"]["enum"] == ["CONTINUE", "FINISH", "FAIL", "TAKEOVER"]  # never CONFIRM
+    assert all(a["properties"]["confirm"] == {"type": "boolean"} for a in actions)
     json.dumps(schema)  # sendable
 
 

@@ -9,8 +9,11 @@ from ufo_mobile.errors import IllegalTransitionError
 from ufo_mobile.states.rulebook import MOBILE_RULES, AgentMachine
 
 LEGAL = {("NONE", "CONTINUE"), ("CONTINUE", "CONTINUE"), ("CONTINUE", "FINISH"),
-         ("CONTINUE", "FAIL"), ("FAIL", "FINISH")}
-PATH_TO = {"NONE": [], "CONTINUE": ["CONTINUE"], "FAIL": ["CONTINUE", "FAIL"], "FINISH": ["CONTINUE", "FINISH"]}
+         ("CONTINUE", "FAIL"), ("FAIL", "FINISH"),
+         ("CONTINUE", "TAKEOVER"), ("TAKEOVER", "CONTINUE"), ("TAKEOVER", "FAIL"),
+         ("CONTINUE", "CONFIRM"), ("CONFIRM", "CONTINUE"), ("CONFIRM", "FINISH"), ("CONFIRM", "FAIL")}
+PATH_TO = {"NONE": [], "CONTINUE": ["CONTINUE"], "FAIL": ["CONTINUE", "FAIL"], "FINISH": ["CONTINUE", "FINISH"],
+           "TAKEOVER": ["CONTINUE", "TAKEOVER"], "CONFIRM": ["CONTINUE", "CONFIRM"]}
 
 
 class ListLogger:
