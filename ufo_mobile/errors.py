@@ -20,6 +20,7 @@
     │   └── UnknownStateError       no state is registered under that name
     ├── SimulatorError              the simulated phone or one of its app files is wrong
     ├── RecordingError              an action recording is malformed or cannot be replayed
+    ├── ApkError                    an APK (zip, binary manifest, resource table) cannot be read
     └── RunWriteError               the run directory cannot be written (full disk, read-only)
 
 Exceptions carry context attributes only; they never log or do I/O. Third-party errors are
@@ -134,6 +135,10 @@ class SimulatorError(UfoMobileError):
 
 class RecordingError(UfoMobileError):
     """A recording file is malformed, or an action in it cannot be replayed."""
+
+
+class ApkError(UfoMobileError):
+    """An APK cannot be read: a broken or hostile zip, binary manifest or resource table, or a limit hit."""
 
 
 class RunWriteError(UfoMobileError):
