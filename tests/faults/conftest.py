@@ -181,7 +181,7 @@ class ServedPhone:
 
 @pytest.fixture
 def served_phone(adb_server: PrivateAdbServer, tmp_path: Path) -> Iterator[ServedPhone]:
-    sim = Cli("sim", "--port", "0", cwd=tmp_path)
+    sim = Cli("sim", "--port", "0", "--profile", "kind", cwd=tmp_path)
     try:
         line = sim.wait_line("simulated phone listening on 127.0.0.1:")
         port = int(line.split("127.0.0.1:")[1].split(";")[0])

@@ -4,6 +4,8 @@ emulated adbd, connected to it like a phone over Wi-Fi.
 * ``adb_server`` (session, from tests/conftest.py): the private adb server.
 * ``sim_device`` (function): a fresh ``SimPhone`` and ``EmulatedAdbd`` connected to that server.
   Attributes: ``serial``, ``phone``, ``adbd``, ``client``, ``device`` (``adbutils.AdbDevice``).
+  The device profile is ``kind`` unless the test asks for another one, by name or as a
+  ``RealismProfile``: ``@pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 from ufo_mobile.sim import SimPhone
 from ufo_mobile.sim.adb_server import PrivateAdbServer
 from ufo_mobile.sim.adbd import AdbdThread, EmulatedAdbd
+from ufo_mobile.sim.profile import RealismProfile
 
 DEVICE_ONLINE_TIMEOUT = 60.0  # a hang guard: a loaded machine may take seconds
 
@@ -34,9 +37,10 @@ class SimDevice:
 
 
 @pytest.fixture
-def sim_device(adb_server: PrivateAdbServer) -> Iterator[SimDevice]:
+def sim_device(adb_server: PrivateAdbServer, request: pytest.FixtureRequest) -> Iterator[SimDevice]:
+    profile: str | RealismProfile = getattr(request, "param", "kind")
     phone = SimPhone()
-    adbd = EmulatedAdbd(phone)
+    adbd = EmulatedAdbd(phone, profile=profile)
     runner = adbd.run_in_thread()
     serial = adbd.address
     client = adb_server.client()

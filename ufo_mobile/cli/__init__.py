@@ -89,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="TCP port on 127.0.0.1 (default 15555; 0 picks a free one)")
     sim.add_argument("--width", type=positive, default=1080)
     sim.add_argument("--height", type=positive, default=2400)
+    from ufo_mobile.sim.profile import SIM_COMMAND_PROFILE, profile_names  # a light module
+
+    sim.add_argument("--profile", choices=profile_names(), default=SIM_COMMAND_PROFILE, metavar="NAME",
+                     help=f"how much the phone behaves like a real one: {', '.join(profile_names())} "
+                          f"(default {SIM_COMMAND_PROFILE}; kind answers every command kindly)")
     ui = sub.add_parser("ui", help="show what the model sees on a screen (indexed controls, set-of-mark)",
                         description="Print the indexed screen text the model would see for a uiautomator "
                                     "dump, or its controls as JSON, and draw the annotated screenshot.")
@@ -222,7 +227,8 @@ def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
               file=out, flush=True)
 
     try:
-        asyncio.run(serve(SimPhone(width=args.width, height=args.height), "127.0.0.1", args.port, ready=ready))
+        asyncio.run(serve(SimPhone(width=args.width, height=args.height), "127.0.0.1", args.port, ready=ready,
+                          profile=args.profile))
     except OSError as exc:
         raise ConfigError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror}", key="--port") from exc
     except KeyboardInterrupt:  # Ctrl-C is how a user stops the simulated phone

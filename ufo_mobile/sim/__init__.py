@@ -1,12 +1,19 @@
 """The simulated phone: apps as YAML screen graphs, laid out, hit-tested, dumped and rendered.
 
 ``SimPhone`` is the runtime; ``ufo_mobile.device.sim.SimDriver`` adapts it to the device port.
-App files are described in ``ufo_mobile.sim.model``.
+App files are described in ``ufo_mobile.sim.model``. The names below are imported on first use,
+so importing a light submodule (``ufo_mobile.sim.profile``) does not load the renderer.
 """
 
-from ufo_mobile.sim.loader import builtin_apps, load_app_file, load_app_text
-from ufo_mobile.sim.model import App
-from ufo_mobile.sim.phone import Foreground, InstalledApp, SimPhone, fixed_clock, real_clock
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ufo_mobile.sim.loader import builtin_apps, load_app_file, load_app_text
+    from ufo_mobile.sim.model import App
+    from ufo_mobile.sim.phone import Foreground, InstalledApp, SimPhone, fixed_clock, real_clock
 
 __all__ = [
     "App",
@@ -19,3 +26,11 @@ __all__ = [
     "load_app_text",
     "real_clock",
 ]
+
+_HOMES = {"App": "model", "builtin_apps": "loader", "load_app_file": "loader", "load_app_text": "loader"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_HOMES.get(name, 'phone')}"), name)

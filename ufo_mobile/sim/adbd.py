@@ -4,6 +4,10 @@ The real ``adb`` server (``adb connect 127.0.0.1:PORT``), adbutils and uiautomat
 unchanged. No AUTH is asked for; the banner advertises ``shell_v2,cmd`` only. Connections and
 streams run concurrently on one asyncio loop; ``run_in_thread`` hosts that loop for blocking callers.
 
+``profile`` (a ``RealismProfile`` or a preset's name, see ``ufo_mobile.sim.profile``) decides how
+much the device behaves like a real phone; the default is ``kind`` (every dump works, every
+command exists).
+
 Fault injection for tests (callable from any thread): ``disconnect()`` drops every connection,
 ``hang(prefix)`` makes matching shell commands (and JSON-RPC methods) hang until their stream
 closes, ``unhang()`` undoes it, ``empty_dumps(n)`` makes the next ``n`` hierarchy dumps empty.
@@ -24,6 +28,7 @@ import structlog
 from ufo_mobile.sim.adb_connection import HostConnection
 from ufo_mobile.sim.devstate import AdbdLimits, DeviceState
 from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.sim.profile import RealismProfile, get_profile
 
 __all__ = ["AdbdLimits", "AdbdThread", "EmulatedAdbd", "serve"]
 
@@ -32,12 +37,14 @@ class EmulatedAdbd:
     """An ADB device on ``host:port`` (port 0 = any free port) backed by ``phone``."""
 
     def __init__(self, phone: SimPhone, *, host: str = "127.0.0.1", port: int = 0, serial_name: str | None = None,
-                 limits: AdbdLimits | None = None, logger: Any = None) -> None:
+                 limits: AdbdLimits | None = None, logger: Any = None,
+                 profile: str | RealismProfile | None = None) -> None:
         _check_loopback(host)
         self.phone = phone
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.sim.adbd")
         self.host = host
-        self.device = DeviceState(phone, serial_name or phone.serial, limits or AdbdLimits())
+        self.profile = get_profile(profile)
+        self.device = DeviceState(phone, serial_name or phone.serial, limits or AdbdLimits(), profile=self.profile)
         self._requested_port = port
         self._port: int | None = None
         self._server: asyncio.Server | None = None
@@ -246,9 +253,10 @@ class AdbdThread:
         self.stop()
 
 
-async def serve(phone: SimPhone, host: str, port: int, *, ready: Callable[[int], None] | None = None) -> None:
+async def serve(phone: SimPhone, host: str, port: int, *, ready: Callable[[int], None] | None = None,
+                profile: str | RealismProfile | None = None) -> None:
     """Run an emulated adbd for ``phone`` on ``host:port`` until cancelled; ``ready(port)`` once listening."""
-    adbd = EmulatedAdbd(phone, host=host, port=port)
+    adbd = EmulatedAdbd(phone, host=host, port=port, profile=profile)
     await adbd.start()
     try:
         if ready is not None:

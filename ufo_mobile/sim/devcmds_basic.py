@@ -9,6 +9,7 @@ import re
 import stat
 from datetime import datetime
 
+from ufo_mobile.sim.devcmds_tools import COMMANDS as _TOOLS
 from ufo_mobile.sim.devfs import FsError, Node
 from ufo_mobile.sim.shio import Command, Ctx, ExitShell, split_flags
 
@@ -270,8 +271,8 @@ async def tail(ctx: Ctx, args: list[str]) -> int:
 
 async def wc(ctx: Ctx, args: list[str]) -> int:
     flags, paths = split_flags(args, "lcw")
-    data = "".join(await _lines_of(ctx, paths))
-    counts = {"l": data.count("\n"), "w": len(data.split()), "c": len(data.encode())}
+    data = b"".join([ctx.device.fs.read(path) for path in paths]) if paths else await ctx.read_all(_STDIN_LIMIT)
+    counts = {"l": data.count(b"\n"), "w": len(data.split()), "c": len(data)}  # bytes, binary-safe
     chosen = [key for key in "lwc" if key in flags] or ["l", "w", "c"]
     await ctx.out(" ".join(str(counts[key]) for key in chosen) + "\n")
     return 0
@@ -306,7 +307,7 @@ async def toybox(ctx: Ctx, args: list[str]) -> int:
 _TOYBOX: dict[str, Command] = {
     "echo": echo, "true": true, "false": false, "cat": cat, "rm": rm, "mkdir": mkdir, "touch": touch,
     "ls": ls, "md5sum": md5sum, "sleep": sleep, "date": date, "getprop": getprop, "setprop": setprop,
-    "grep": grep, "head": head, "tail": tail, "wc": wc, "whoami": whoami, "id": id_, "pwd": pwd,
+    "grep": grep, "head": head, "tail": tail, "wc": wc, "whoami": whoami, "id": id_, "pwd": pwd, **_TOOLS,
 }
 
 

@@ -4,6 +4,10 @@ uiautomator2 server (key codes, typing, touch gestures).
 ``input text`` follows Android's ``InputShellCommand``: only the first argument is typed, ``%s``
 becomes a space, and characters the virtual keyboard map has no key for (anything outside printable
 ASCII, such as emoji or Chinese) make the command fail without typing anything.
+
+Device profiles: ``keycombination`` is an InputShellCommand addition (Android 11+), unknown before;
+MIUI (``inject_guard``) refuses injected input with a SecurityException until "USB debugging
+(Security settings)" is on (openatx/uiautomator2#520, openatx/android-uiautomator-server#2).
 """
 
 from __future__ import annotations
@@ -37,6 +41,13 @@ _CHARS.update({7 + i: str(i) for i in range(10)})
 _SOURCES = {"keyboard", "mouse", "joystick", "touchnavigation", "touchpad", "trackball", "stylus", "dpad",
             "gesture", "touchscreen", "gamepad", "rotaryencoder"}
 META_SHIFT_ON = 1
+INJECT_DENIED = "java.lang.SecurityException: Injecting to another application requires INJECT_EVENTS permission"
+_INJECTING = {"tap": ("injectMotionEvent", "sendTap"), "swipe": ("injectMotionEvent", "sendSwipe"),
+              "draganddrop": ("injectMotionEvent", "sendDragAndDrop"), "press": ("injectMotionEvent", "sendTap"),
+              "roll": ("injectMotionEvent", "sendMove"), "scroll": ("injectMotionEvent", "sendScroll"),
+              "motionevent": ("injectMotionEvent", "sendMotionEvent"), "text": ("injectKeyEvent", "sendText"),
+              "keyevent": ("injectKeyEvent", "sendKeyEvent"),
+              "keycombination": ("injectKeyEvent", "sendKeyCombination")}
 
 
 class InputUsageError(Exception):
@@ -115,6 +126,32 @@ def touch_up(device: DeviceState, x: int, y: int) -> None:
 # -- the input command -------------------------------------------------------------------------------
 
 
+def inject_denied_trace(inject: str, caller: str) -> str:
+    """The SecurityException and its system_server frames (frame line numbers are illustrative)."""
+    return (f"{INJECT_DENIED}\n"
+            "\tat com.android.server.input.InputManagerService.injectInputEventToTarget"
+            "(InputManagerService.java:1158)\n"
+            "\tat com.android.server.input.InputManagerService.injectInputEvent(InputManagerService.java:1133)\n"
+            "\tat android.hardware.input.InputManager.injectInputEvent(InputManager.java:1103)\n"
+            f"\tat com.android.server.input.InputShellCommand.{inject}(InputShellCommand.java:144)\n"
+            f"\tat com.android.server.input.InputShellCommand.{caller}(InputShellCommand.java:353)\n"
+            "\tat com.android.server.input.InputShellCommand.onCommand(InputShellCommand.java:252)\n"
+            "\tat com.android.modules.utils.BasicShellCommandHandler.exec(BasicShellCommandHandler.java:97)\n"
+            "\tat android.os.ShellCommand.exec(ShellCommand.java:38)\n"
+            "\tat com.android.server.input.InputManagerService.onShellCommand(InputManagerService.java:2822)\n"
+            "\tat android.os.Binder.shellCommand(Binder.java:1092)\n"
+            "\tat android.os.Binder.onTransact(Binder.java:912)\n")
+
+
+async def _refuse_injection(ctx: Ctx, command: str) -> int:
+    """``cmd input`` (what ``input`` runs since Android 11) reports a crashed command the way
+    ShellCommand.exec does: a blank line, ``Exception occurred while executing 'X':``, the trace;
+    exit status 255."""
+    inject, caller = _INJECTING[command]
+    await ctx.err(f"\nException occurred while executing '{command}':\n{inject_denied_trace(inject, caller)}")
+    return 255
+
+
 def _ints(args: list[str], count: int) -> list[int]:
     if len(args) < count:
         raise InputUsageError(f"expected {count} arguments, got {len(args)}")
@@ -183,6 +220,11 @@ async def input_(ctx: Ctx, args: list[str]) -> int:
     if not rest:
         return await ctx.fail("Error: no command given\nUsage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]")
     command, params = rest[0], rest[1:]
+    if command == "keycombination" and not ctx.device.profile.keycombination:
+        await ctx.err(f"Error: Unknown command: {command}\n")  # Android 10's Input had no such command
+        return 1
+    if command in _INJECTING and not ctx.device.inject_allowed():
+        return await _refuse_injection(ctx, command)
     try:
         if command == "keyevent":
             return await _keyevent(ctx, params)

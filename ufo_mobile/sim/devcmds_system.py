@@ -1,155 +1,93 @@
-"""System commands answered from the ``SimPhone``: ``dumpsys``, ``wm``, ``screencap``, ``uiautomator``
-and ``app_process`` (which "starts" the uiautomator2 server until its stream closes)."""
+"""System commands answered from the ``SimPhone``: ``wm``, ``screencap``, ``uiautomator`` and
+``app_process`` (which "starts" the uiautomator2 server until its stream closes or it is killed).
+
+Realistic profiles (``RealismProfile``):
+
+* ``uiautomator dump`` follows AOSP's DumpCommand (frameworks/testing, uiautomator cmds): it
+  connects a UiAutomation (failing with IllegalStateException "...already registered!" while the
+  uiautomator2 server holds the only one: openatx/uiautomator2 #298, #1013), waits for idle
+  (``ERROR: could not get idle state.`` on an ``animated`` screen) and takes the active window's
+  root (``ERROR: null root node returned by UiTestAutomationBridge.`` right after the activity
+  changed); both errors go to stderr, exit 0, and no file is written.
+* ``screencap`` (frameworks/base cmds/screencap/screencap.cpp) warns on stderr when the phone has
+  several displays and no ``-d`` was given, and a FLAG_SECURE screen (``secure``) comes out black.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
-import zlib
 
 from PIL import Image
 
-from ufo_mobile.sim.devcmds_am import short_activity
-from ufo_mobile.sim.devstate import DISPLAY_ID, DeviceState
+from ufo_mobile.sim.devstate import SECOND_DISPLAY_ID, DeviceState
+from ufo_mobile.sim.dumpsys_wm import hex_id
 from ufo_mobile.sim.shio import Command, Ctx
 
 U2_MAIN = "com.wetest.uia2.Main"
 DUMP_DEFAULT = "/sdcard/window_dump.xml"
+KILLED = 143  # 128 + SIGTERM, as the shell reports a process pkill stopped
+MULTI_DISPLAY_WARNING = (
+    "[Warning] Multiple displays were found, but no display id was specified! Defaulting to the first display "
+    "found, however this default is not guaranteed to be consistent across captures. A display id should be "
+    "specified.\nA display ID can be specified with the [-d display-id] option.\n"
+    "See \"dumpsys SurfaceFlinger --display-id\" for valid display IDs.\n"
+)
+IDLE_ERROR = "ERROR: could not get idle state.\n"
+NULL_ROOT_ERROR = "ERROR: null root node returned by UiTestAutomationBridge.\n"
 
 
-def _hex(text: str) -> str:
-    return f"{zlib.crc32(text.encode()) & 0xFFFFFFF:07x}"
+def already_registered(proxy: str) -> str:
+    """UiAutomationConnection refusing a second UiAutomation (uiautomator dump's trace)."""
+    return (
+        "java.lang.IllegalStateException: UiAutomationService android.accessibilityservice."
+        f"IAccessibilityServiceClient$Stub$Proxy@{proxy}already registered!\n"
+        "\tat android.os.Parcel.createExceptionOrNull(Parcel.java:3011)\n"
+        "\tat android.os.Parcel.createException(Parcel.java:2995)\n"
+        "\tat android.os.Parcel.readException(Parcel.java:2978)\n"
+        "\tat android.os.Parcel.readException(Parcel.java:2920)\n"
+        "\tat android.app.IUiAutomationConnection$Stub$Proxy.connect(IUiAutomationConnection.java:326)\n"
+        "\tat android.app.UiAutomation.connectWithTimeout(UiAutomation.java:361)\n"
+        "\tat android.app.UiAutomation.connect(UiAutomation.java:327)\n"
+        "\tat com.android.uiautomator.core.UiAutomationShellWrapper.connect(UiAutomationShellWrapper.java:29)\n"
+        "\tat com.android.commands.uiautomator.DumpCommand.run(DumpCommand.java:96)\n"
+        "\tat com.android.commands.uiautomator.Launcher.main(Launcher.java:83)\n"
+        "\tat com.android.internal.os.RuntimeInit.nativeFinishInit(Native Method)\n"
+        "\tat com.android.internal.os.RuntimeInit.main(RuntimeInit.java:355)\n"
+        "Caused by: android.os.RemoteException: Remote stack trace:\n"
+        "\tat com.android.server.accessibility.UiAutomationManager.registerUiTestAutomationServiceLocked"
+        "(UiAutomationManager.java:103)\n"
+        "\tat com.android.server.accessibility.AccessibilityManagerService.registerUiTestAutomationService"
+        "(AccessibilityManagerService.java:1304)\n"
+        "\tat android.app.UiAutomationConnection.registerUiTestAutomationServiceLocked"
+        "(UiAutomationConnection.java:497)\n"
+        "\tat android.app.UiAutomationConnection.connect(UiAutomationConnection.java:108)\n"
+        "\tat android.app.IUiAutomationConnection$Stub.onTransact(IUiAutomationConnection.java:235)\n\n"
+    )
 
 
-def _task_id(package: str) -> int:
-    return 10 + zlib.crc32(package.encode()) % 90
+@functools.lru_cache(maxsize=8)
+def black_png(width: int, height: int) -> bytes:
+    """What a capture of a FLAG_SECURE screen (or a panel that is off) gives: all black."""
+    buffer = io.BytesIO()
+    Image.new("RGB", (width, height), (0, 0, 0)).save(buffer, format="PNG")
+    return buffer.getvalue()
 
 
-def pid_of(package: str) -> int:
-    return 2000 + zlib.crc32(package.encode()) % 20000
-
-
-def _focus(device: DeviceState) -> tuple[str, str, str]:
-    """(package, full activity, short activity) of the focused app."""
-    current = device.phone.current_app()
-    return current.package, current.activity, short_activity(current.package, current.activity)
-
-
-def _window_dump(device: DeviceState) -> str:
-    package, activity, short = _focus(device)
+def cover_size(device: DeviceState) -> tuple[int, int]:
+    """The second display of a foldable (its cover screen; off while the phone is open)."""
     width, height = device.phone.screen_size()
-    window = f"Window{{{_hex(activity)} u0 {package}/{activity}}}"
-    record = f"ActivityRecord{{{_hex(short)} u0 {package}/{short} t{_task_id(package)}}}"
-    return (
-        "WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
-        f"  Window #0 Window{{{_hex('nav')} u0 NavigationBar0}}:\n"
-        "    mDisplayId=0 rootTaskId=1 package=com.android.systemui\n"
-        f"  Window #1 Window{{{_hex('status')} u0 StatusBar}}:\n"
-        "    mDisplayId=0 rootTaskId=1 package=com.android.systemui\n"
-        f"  Window #2 {window}:\n    mDisplayId=0 rootTaskId={_task_id(package)} package={package}\n"
-        f"    Requested w={width} h={height} mLayoutSeq=42\n    mHasSurface=true isReadyForDisplay()=true\n\n"
-        "WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n"
-        f"  Display: mDisplayId=0 rootTasks=3\n    init={width}x{height} {device.density()}dpi "
-        f"cur={width}x{height} app={width}x{height} rng={width}x{width}-{height}x{height}\n"
-        f"  mGlobalConfiguration={{1.0 ?mcc?mnc [en_US] ldltr sw411dp w411dp h914dp {device.density()}dpi port}}\n"
-        "  mHasPermanentDpad=false\n  mTopFocusedDisplayId=0\n"
-        f"  mCurrentFocus={window}\n  mFocusedApp={record}\n"
-    )
+    return width, round(height * 2092 / 2400)
 
 
-def _activities_dump(device: DeviceState) -> str:
-    package, _, short = _focus(device)
-    record = f"ActivityRecord{{{_hex(short)} u0 {package}/{short} t{_task_id(package)}}}"
-    return (
-        "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n"
-        "Display #0 (activities from top to bottom):\n"
-        f"  * Task{{{_hex(package)} #{_task_id(package)} type=standard A=10123:{package} U=0 visible=true "
-        "mode=fullscreen translucent=false sz=1}\n"
-        f"    topResumedActivity={record}\n"
-        f"    * Hist  #0: {record}\n      packageName={package} processName={package}\n"
-        f"      app=ProcessRecord{{{_hex('p' + package)} {pid_of(package)}:{package}/u0a123}}\n\n"
-        f"  ResumedActivity: {record}\n  mResumedActivity: {record}\n  mFocusedApp={record}\n"
-    )
-
-
-def _top_dump(device: DeviceState) -> str:
-    package, _, short = _focus(device)
-    return (f"TASK 10123:{package} id={_task_id(package)} userId=0\n"
-            f"  ACTIVITY {package}/{short} {_hex(short)} pid={pid_of(package)}\n"
-            "    Local Activity {0} State:\n      mResumed=true mStopped=false mFinished=false\n")
-
-
-def _display_dump(device: DeviceState) -> str:
-    width, height = device.phone.screen_size()
-    density = device.density()
-    frame = f"Rect(0, 0 - {width}, {height})"
-    return (
-        "DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n"
-        "  mViewports=[DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, "
-        f"uniqueId='local:{DISPLAY_ID}', physicalPort=0, orientation=0, logicalFrame={frame}, "
-        f"physicalFrame={frame}, deviceWidth={width}, deviceHeight={height}}}]\n\n"
-        "Display Devices: size=1\n"
-        f"  DisplayDeviceInfo{{\"Built-in Screen\": uniqueId=\"local:{DISPLAY_ID}\", {width} x {height}, "
-        f"modeId 1, renderFrameRate 60.0, density {density}, {density}.0 x {density}.0 dpi, state ON}}\n\n"
-        "Logical Displays: size=1\n  Display 0:\n    mDisplayId=0\n"
-        f"    mBaseDisplayInfo=DisplayInfo{{\"Built-in Screen\", displayId 0, real {width} x {height}, "
-        f"rotation 0, density {density}, state ON}}\n    mCurrentOrientation=0\n"
-    )
-
-
-def _battery_dump(device: DeviceState) -> str:
-    level = device.phone.battery
-    return ("Current Battery Service state:\n  AC powered: false\n  USB powered: true\n  Wireless powered: false\n"
-            "  Dock powered: false\n  Max charging current: 500000\n  Max charging voltage: 5000000\n"
-            f"  Charge counter: {level * 40000}\n  status: 2\n  health: 2\n  present: true\n  level: {level}\n"
-            "  scale: 100\n  voltage: 4200\n  temperature: 250\n  technology: Li-ion\n")
-
-
-def _package_dump(device: DeviceState, package: str) -> str:
-    installed = {app.package for app in device.phone.installed_apps()}
-    if package not in installed:
-        return f"Unable to find package: {package}\n"
-    return (f"Packages:\n  Package [{package}] ({_hex(package)}):\n    userId=10123\n    pkg=Package{{{_hex(package)} "
-            f"{package}}}\n    versionCode=1 minSdk=26 targetSdk=34\n    versionName=1.0\n"
-            "    pkgFlags=[ HAS_CODE ALLOW_CLEAR_USER_DATA ]\n    timeStamp=2025-01-01 00:00:00\n"
-            "    firstInstallTime=2025-01-01 00:00:00\n    lastUpdateTime=2025-01-01 00:00:00\n")
-
-
-def _dumpsys_text(device: DeviceState, args: list[str]) -> str | None:
-    service, rest = args[0], args[1:]
-    if service == "window":
-        return _window_dump(device)
-    if service == "activity":
-        return _top_dump(device) if rest[:1] == ["top"] else _activities_dump(device)
-    if service == "display":
-        return _display_dump(device)
-    if service == "SurfaceFlinger":
-        return (f"Display {DISPLAY_ID} (HWC display 0): port=0 pnpId=UFO displayName=\"UFO Sim Phone\"\n"
-                if "--display-id" in rest else f"Display {DISPLAY_ID} (HWC display 0)\n  powerMode=On\n")
-    if service == "battery":
-        return _battery_dump(device)
-    if service == "power":
-        return ("POWER MANAGER (dumpsys power)\n  mWakefulness=Awake\n  mHoldingDisplaySuspendBlocker=true\n"
-                "  mHoldingWakeLockSuspendBlocker=false\nDisplay Power: state=ON\n")
-    if service == "package" and rest:
-        return _package_dump(device, rest[-1])
-    if service == "input_method":
-        return (f"  mCurMethodId={device.current_ime()}\n  mCurFocusedWindowSoftInputMode=0\n"
-                f"  mInputShown={'true' if device.phone.focused_field() else 'false'}\n")
-    return None
-
-
-async def dumpsys(ctx: Ctx, args: list[str]) -> int:
-    if not args or args[0] == "-l":
-        names = ("activity", "battery", "display", "input_method", "package", "power", "SurfaceFlinger", "window")
-        await ctx.out("Currently running services:\n" + "".join(f"  {name}\n" for name in names))
-        return 0
-    text = _dumpsys_text(ctx.device, args)
-    if text is None:
-        await ctx.err(f"Can't find service: {args[0]}\n")
-        return 0
-    await ctx.out(text)
-    return 0
+def capture_png(device: DeviceState, display: str | None = None) -> bytes:
+    """A screenshot of ``display`` (the main one by default) as the profile lets the shell see it."""
+    if display == SECOND_DISPLAY_ID:
+        return black_png(*cover_size(device))
+    if device.profile.secure_black and device.phone.screen_spec().secure:
+        return black_png(*device.phone.screen_size())
+    return device.phone.screenshot_png()
 
 
 async def wm(ctx: Ctx, args: list[str]) -> int:
@@ -174,18 +112,21 @@ def _raw_frame(png: bytes) -> bytes:
 
 
 async def screencap(ctx: Ctx, args: list[str]) -> int:
-    rest, png_flag = list(args), False
+    rest, png_flag, display = list(args), False, None
+    displays = ctx.device.display_ids()
     while rest and rest[0].startswith("-"):
         option = rest.pop(0)
         if option == "-d" and rest:
             display = rest.pop(0)
-            if display not in ("0", DISPLAY_ID):
+            if display not in ("0", *displays):
                 return await ctx.fail(f"Display Id '{display}' is not valid.")
         elif option in ("-p", "-hp"):
             png_flag = True
         elif option not in ("-a", "-j"):
             return await ctx.fail(f"unknown option {option}")
-    png = await asyncio.to_thread(ctx.device.phone.screenshot_png)
+    if display is None and len(displays) > 1:
+        await ctx.err(MULTI_DISPLAY_WARNING)
+    png = await asyncio.to_thread(capture_png, ctx.device, display)
     if rest:
         as_png = png_flag or rest[0].endswith(".png")
         ctx.device.fs.write(rest[0], png if as_png else await asyncio.to_thread(_raw_frame, png))
@@ -201,7 +142,18 @@ async def uiautomator(ctx: Ctx, args: list[str]) -> int:
         return 1
     paths = [arg for arg in args[1:] if not arg.startswith("--")]
     path = paths[0] if paths else DUMP_DEFAULT
-    xml = ctx.device.dump_xml()
+    device, profile = ctx.device, ctx.device.profile
+    servers = device.u2_servers()
+    if profile.u2_blocks_dump and servers:
+        await ctx.err(already_registered(hex_id(f"uiautomation:{servers[0].pid}")))
+        return 1
+    if profile.idle_dump_fails and device.phone.screen_spec().animated:
+        await ctx.err(IDLE_ERROR)
+        return 0
+    if device.null_root_now():
+        await ctx.err(NULL_ROOT_ERROR)
+        return 0
+    xml = device.dump_xml()
     if path == "/dev/tty":
         await ctx.out(xml)
     elif path != "/dev/null":
@@ -230,17 +182,21 @@ async def app_process(ctx: Ctx, args: list[str]) -> int:
     port = 9008
     if "-p" in options[:-1] and options[options.index("-p") + 1].isdigit():
         port = int(options[options.index("-p") + 1])
-    if not ctx.device.u2_start(port):
+    server = ctx.device.u2_start(port, " ".join(["app_process", *args]))
+    if server is None:
         await ctx.err("java.lang.IllegalStateException: UiAutomationService android.accessibilityservice."
-                      f"IAccessibilityServiceClient$Stub$Proxy@{_hex('u2')}already registered!\n")
+                      f"IAccessibilityServiceClient$Stub$Proxy@{hex_id('u2')}already registered!\n")
         return 1
     try:
         await ctx.out("[server] INFO: [UiAutomator2Server] Starting Server\n")
-        await asyncio.sleep(ctx.device.limits.server_timeout)  # until the shell stream closes
+        try:  # until the shell stream closes (cancelled) or pkill stops it
+            await asyncio.wait_for(server.stopped.wait(), ctx.device.limits.server_timeout)
+        except TimeoutError:
+            return 0
+        return KILLED
     finally:
-        ctx.device.u2_stop(port)
-    return 0
+        ctx.device.u2_stop(port, server)
 
 
-COMMANDS: dict[str, Command] = {"dumpsys": dumpsys, "wm": wm, "screencap": screencap, "uiautomator": uiautomator,
+COMMANDS: dict[str, Command] = {"wm": wm, "screencap": screencap, "uiautomator": uiautomator,
                                 "app_process": app_process}

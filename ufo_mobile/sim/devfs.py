@@ -2,6 +2,8 @@
 
 Paths are POSIX, resolved against ``/``; ``/sdcard`` is an alias of ``/storage/emulated/0`` as on
 a phone. Holds what ``adb push`` and ``sync`` send, ``uiautomator dump`` and ``screencap`` write.
+A resolver (``set_resolver``) can supply files on first access (installed APKs, made lazily): a
+path it knows appears when it is stat'ed or read, and stays.
 """
 
 from __future__ import annotations
@@ -41,12 +43,16 @@ class Node:
         return 4096 if self.is_dir else len(self.data)
 
 
+Resolver = Callable[[str], bytes | None]
+
+
 class DeviceFs:
     """An in-memory file tree; ``clock`` gives the mtime (seconds) of what the device writes."""
 
     def __init__(self, clock: Callable[[], int], *, max_file_size: int = 64 * 1024 * 1024) -> None:
         self._clock = clock
         self._max_file_size = max_file_size
+        self._resolver: Resolver | None = None
         self._lock = threading.Lock()
         self._nodes: dict[str, Node] = {"/": Node(stat.S_IFDIR | 0o755, clock())}
         for path in DEFAULT_DIRS:
@@ -61,22 +67,42 @@ class DeviceFs:
                 return target + full[len(alias):]
         return full
 
-    def stat(self, path: str) -> Node | None:
+    def set_resolver(self, resolver: Resolver | None) -> None:
+        """``resolver(full_path)`` gives the bytes of a file made on first access, or None."""
+        self._resolver = resolver
+
+    def _lookup(self, full: str) -> Node | None:
+        """The node at a normalized path, made by the resolver if it knows the path (called
+        without the lock held: making a file may be slow)."""
         with self._lock:
-            node = self._nodes.get(self.normalize(path))
-            return None if node is None else Node(node.mode, node.mtime, b"" if node.is_dir else node.data)
+            node = self._nodes.get(full)
+        resolver = self._resolver
+        if node is not None or resolver is None:
+            return node
+        data = resolver(full)
+        if data is None:
+            return None
+        with self._lock:
+            node = self._nodes.get(full)
+            if node is None:
+                self._mkdirs(posixpath.dirname(full))
+                node = self._nodes[full] = Node(stat.S_IFREG | 0o644, self._clock(), data)
+            return node
+
+    def stat(self, path: str) -> Node | None:
+        node = self._lookup(self.normalize(path))
+        return None if node is None else Node(node.mode, node.mtime, b"" if node.is_dir else node.data)
 
     def exists(self, path: str) -> bool:
         return self.stat(path) is not None
 
     def read(self, path: str) -> bytes:
-        with self._lock:
-            node = self._nodes.get(self.normalize(path))
-            if node is None:
-                raise FsError(path, "No such file or directory")
-            if node.is_dir:
-                raise FsError(path, "Is a directory")
-            return node.data
+        node = self._lookup(self.normalize(path))
+        if node is None:
+            raise FsError(path, "No such file or directory")
+        if node.is_dir:
+            raise FsError(path, "Is a directory")
+        return node.data
 
     def write(self, path: str, data: bytes, *, mode: int = 0o644, mtime: int | None = None,
               append: bool = False, make_parents: bool = False) -> None:

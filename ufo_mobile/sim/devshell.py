@@ -13,7 +13,15 @@ import posixpath
 from collections.abc import Awaitable, Callable, Mapping
 
 from ufo_mobile.errors import DeviceError, SimulatorError
-from ufo_mobile.sim import devcmds_am, devcmds_basic, devcmds_input, devcmds_system
+from ufo_mobile.sim import (
+    devcmds_am,
+    devcmds_basic,
+    devcmds_dumpsys,
+    devcmds_input,
+    devcmds_pm,
+    devcmds_system,
+    devcmds_tools,
+)
 from ufo_mobile.sim.devfs import FsError
 from ufo_mobile.sim.devstate import DeviceState
 from ufo_mobile.sim.shio import BufferSink, BytesSource, Command, Ctx, ExitShell, NullSink, ShellIO, Sink
@@ -22,13 +30,14 @@ from ufo_mobile.sim.shparse import Command as SimpleCommand
 
 SH = "/system/bin/sh"
 _BIN_DIRS = ("/system/bin/", "/system/xbin/", "/vendor/bin/", "/bin/", "/sbin/", "/product/bin/")
-SHELL_PID = 4242
+SHELL_PID = devcmds_tools.SHELL_PID
 
 
 def builtin_commands() -> dict[str, Command]:
     """Every command the device shell knows, by name."""
     table: dict[str, Command] = {}
-    for module in (devcmds_basic, devcmds_input, devcmds_am, devcmds_system):
+    for module in (devcmds_basic, devcmds_input, devcmds_am, devcmds_pm, devcmds_system, devcmds_dumpsys,
+                   devcmds_tools):
         table.update(module.COMMANDS)
     table["sh"] = _sh
     return table

@@ -1,25 +1,34 @@
-"""What the emulated device knows besides the ``SimPhone``: properties, settings, input methods,
-the clipboard, its file system, the uiautomator2 server flag, limits and injected faults.
+"""What the emulated device knows besides the ``SimPhone``: its realism profile, properties,
+settings, input methods, the clipboard, its file system and packages, the uiautomator2 servers,
+the state of its dump quirks, limits and injected faults.
 
 One ``DeviceState`` is shared by every connection and stream of an ``EmulatedAdbd``. Fault
-switches are set from test threads, so they sit behind a lock.
+switches are set from test threads, so they sit behind a lock. Creating one prepares the phone for
+the profile: its extra apps are installed and the soft keyboard is turned on if the profile says.
 """
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import deque
 from dataclasses import dataclass, field
 
 from ufo_mobile.sim.devfs import DeviceFs
+from ufo_mobile.sim.facts import Foreground
+from ufo_mobile.sim.loader import packaged_app
+from ufo_mobile.sim.packages import PackageManager
 from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.sim.profile import ADB_IME, LATIN_IME, MIUI_INPUT_SWITCH, RealismProfile, device_props, get_profile
 
-LATIN_IME = "com.android.inputmethod.latin/.LatinIME"
-ADB_IME = "com.android.adbkeyboard/.AdbIME"
-KNOWN_IMES = (LATIN_IME, ADB_IME)
+__all__ = ["ADB_IME", "KNOWN_IMES", "LATIN_IME", "AdbdLimits", "DeviceState", "Faults", "Touch", "U2Server"]
+
+KNOWN_IMES = (LATIN_IME, ADB_IME)  # the kind phone's
 EMPTY_DUMP = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\" />"
 DISPLAY_ID = "4619827259835644672"
+SECOND_DISPLAY_ID = "4619827551948147201"  # a foldable's second panel (port 1)
 COMMAND_LOG_SIZE = 10_000
+FIRST_SERVER_PID = 30000  # above every app pid (dumpsys_wm.pid_of)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,20 +96,33 @@ class Touch:
 
 
 @dataclass
+class U2Server:
+    """A uiautomator2 server started by ``app_process``; setting ``stopped`` kills it."""
+
+    port: int
+    pid: int
+    command: str
+    stopped: asyncio.Event
+
+
+@dataclass
 class DeviceState:
     phone: SimPhone
     serial: str
     limits: AdbdLimits = field(default_factory=AdbdLimits)
     faults: Faults = field(default_factory=Faults)
+    profile: RealismProfile = field(default_factory=get_profile)
 
     def __post_init__(self) -> None:
         self.lock = threading.RLock()
         self.fs = DeviceFs(lambda: int(self.phone.now().timestamp()), max_file_size=self.limits.max_file_size)
-        self.props = default_props(self.phone, self.serial)
+        width, height = self.phone.screen_size()
+        self.props = device_props(self.profile, self.serial, width, height)
+        ime = self.profile.ime
         self.settings: dict[str, dict[str, str]] = {
             "system": {"screen_brightness": "102", "screen_brightness_mode": "0", "screen_off_timeout": "30000",
                        "pointer_location": "0", "show_touches": "0"},
-            "secure": {"default_input_method": LATIN_IME, "enabled_input_methods": LATIN_IME,
+            "secure": {"default_input_method": ime, "enabled_input_methods": ime,
                        "android_id": "5a1e0f00d5eb5a11"},
             "global": {"airplane_mode_on": "0", "adb_enabled": "1", "stay_on_while_plugged_in": "0",
                        "window_animation_scale": "1.0", "transition_animation_scale": "1.0",
@@ -111,9 +133,30 @@ class DeviceState:
         self.commands: deque[str] = deque(maxlen=COMMAND_LOG_SIZE)
         self.u2_blocked = False
         self.unauthorized = False  # answer CNXN with an AUTH challenge that is never accepted
-        self._u2_ports: dict[int, int] = {}
+        self._u2: dict[int, U2Server] = {}
+        self._next_pid = FIRST_SERVER_PID
+        self._last_activity: Foreground = self.phone.current_app()
+        self._null_roots = 0
+        self._window_dumps = 0
+        self.adb_keyboard_deaf = 0  # broadcasts the ADB Keyboard's late receiver still misses
+        self._prepare_phone()
+        self.packages = PackageManager(self.phone, self.profile)
+        if self.packages.realistic:
+            self.fs.set_resolver(self.packages.apk_bytes)
+
+    def _prepare_phone(self) -> None:
+        installed = {app.package for app in self.phone.installed_apps()}
+        for package in self.profile.extra_apps:
+            if package not in installed:
+                self.phone.install(packaged_app(package))
+        if self.profile.soft_keyboard:
+            self.phone.soft_keyboard = True
 
     # -- input methods (kept in the secure settings, as on Android) -----------------------------
+
+    def known_imes(self) -> tuple[str, ...]:
+        """Every installed input method (``ime list -a``)."""
+        return self.profile.known_imes
 
     def enabled_imes(self) -> list[str]:
         with self.lock:
@@ -127,23 +170,57 @@ class DeviceState:
         with self.lock:
             return self.settings["secure"].get("default_input_method", "")
 
+    def select_ime(self, ime: str) -> None:
+        """``ime set``: the ADB Keyboard's receiver binds late (``adb_keyboard_late`` broadcasts)."""
+        with self.lock:
+            self.settings["secure"]["default_input_method"] = ime
+            if ime == ADB_IME:
+                self.adb_keyboard_deaf = self.profile.adb_keyboard_late
+
+    def setting_changed(self, namespace: str, key: str, value: str) -> None:
+        """Side effects of ``settings put`` (the MIUI input switch's stand-in sets its property)."""
+        if namespace == "global" and key == MIUI_INPUT_SWITCH and self.profile.inject_guard:
+            self.props[MIUI_INPUT_SWITCH] = value
+
+    def inject_allowed(self) -> bool:
+        """False while MIUI refuses injected input (``inject_guard`` and its switch off)."""
+        return not self.profile.inject_guard or self.props.get(MIUI_INPUT_SWITCH) == "1"
+
     # -- uiautomator2 server ---------------------------------------------------------------------
 
-    def u2_start(self, port: int) -> bool:
-        """Mark the server on ``port`` started; False if one already runs there."""
+    def u2_start(self, port: int, command: str = "") -> U2Server | None:
+        """Register the server on ``port`` as started; None if one already runs there."""
         with self.lock:
-            if self._u2_ports.get(port):
-                return False
-            self._u2_ports[port] = 1
-            return True
+            if port in self._u2:
+                return None
+            server = self._u2[port] = U2Server(port, self._next_pid, command, asyncio.Event())
+            self._next_pid += 1
+            return server
 
-    def u2_stop(self, port: int) -> None:
+    def u2_stop(self, port: int, server: U2Server | None = None) -> None:
+        """Forget the server on ``port`` (only if it is still ``server``, when given)."""
         with self.lock:
-            self._u2_ports.pop(port, None)
+            if server is None or self._u2.get(port) is server:
+                self._u2.pop(port, None)
 
-    def u2_running(self, port: int) -> bool:
+    def u2_kill(self, pid: int) -> bool:
+        """Stop the server with process id ``pid`` at once (``pkill``); False if there is none."""
         with self.lock:
-            return bool(self._u2_ports.get(port))
+            for port, server in list(self._u2.items()):
+                if server.pid == pid:
+                    del self._u2[port]
+                    server.stopped.set()
+                    return True
+            return False
+
+    def u2_running(self, port: int | None = None) -> bool:
+        """Whether the server on ``port`` (any port for None) runs."""
+        with self.lock:
+            return bool(self._u2) if port is None else port in self._u2
+
+    def u2_servers(self) -> list[U2Server]:
+        with self.lock:
+            return list(self._u2.values())
 
     # -- hierarchy -------------------------------------------------------------------------------
 
@@ -153,26 +230,28 @@ class DeviceState:
             return EMPTY_DUMP
         return self.phone.dump_hierarchy()
 
+    def null_root_now(self) -> bool:
+        """Whether this ``uiautomator dump`` finds no root: the first ``null_root_dumps`` dumps after
+        the foreground activity changed do (the window is still being replaced)."""
+        current = self.phone.current_app()
+        with self.lock:
+            if current != self._last_activity:
+                self._last_activity = current
+                self._null_roots = self.profile.null_root_dumps
+            if self._null_roots <= 0:
+                return False
+            self._null_roots -= 1
+            return True
+
+    def next_window_dump(self) -> int:
+        """The number of this uiautomator2 window dump (seeds the order of its window roots)."""
+        with self.lock:
+            self._window_dumps += 1
+            return self._window_dumps
+
+    def display_ids(self) -> list[str]:
+        return [DISPLAY_ID, SECOND_DISPLAY_ID] if self.profile.second_display else [DISPLAY_ID]
+
     def density(self) -> int:
         width, _ = self.phone.screen_size()
         return max(120, round(420 * width / 1080))
-
-
-def default_props(phone: SimPhone, serial: str) -> dict[str, str]:
-    width, height = phone.screen_size()
-    return {
-        "ro.product.name": "ufo_sim", "ro.product.model": "UFO Sim Phone", "ro.product.device": "ufo_sim",
-        "ro.product.manufacturer": "UFO", "ro.product.brand": "ufo", "ro.product.board": "ufo_sim",
-        "ro.product.cpu.abi": "x86_64", "ro.product.cpu.abilist": "x86_64,arm64-v8a",
-        "ro.build.version.release": "14", "ro.build.version.sdk": "34", "ro.build.version.codename": "REL",
-        "ro.build.version.security_patch": "2025-01-05", "ro.build.type": "userdebug",
-        "ro.build.tags": "release-keys", "ro.build.id": "UP1A.231005.007",
-        "ro.build.display.id": "ufo_sim-userdebug 14 UP1A.231005.007",
-        "ro.build.fingerprint": "ufo/ufo_sim/ufo_sim:14/UP1A.231005.007/1:userdebug/release-keys",
-        "ro.build.characteristics": "default", "ro.serialno": serial, "ro.boot.serialno": serial,
-        "ro.sf.lcd_density": str(max(120, round(420 * width / 1080))), "ro.debuggable": "1",
-        "ro.secure": "1", "ro.adb.secure": "0", "service.adb.root": "0", "sys.boot_completed": "1",
-        "dev.bootcomplete": "1", "init.svc.bootanim": "stopped", "persist.sys.timezone": "UTC",
-        "persist.sys.locale": "en-US", "ro.product.locale": "en-US", "gsm.operator.alpha": "UFO Mobile",
-        "ro.config.screen_size": f"{width}x{height}",
-    }

@@ -59,8 +59,17 @@ def load_app_file(path: str | Path) -> App:
 
 
 def builtin_apps() -> list[App]:
-    """The apps shipped in ``ufo_mobile/sim/apps``, launcher first."""
-    return list(_packaged_apps())
+    """The apps shipped in ``ufo_mobile/sim/apps`` that a new phone has, launcher first."""
+    return [app for app in _packaged_apps() if app.preinstalled]
+
+
+def packaged_app(package: str) -> App:
+    """A shipped app by package, preinstalled or not (``preinstalled: false`` apps such as the video
+    player are installed by the device profiles that want them)."""
+    for app in _packaged_apps():
+        if app.package == package:
+            return app
+    raise SimulatorError(f"no shipped app {package!r}")
 
 
 @functools.cache

@@ -9,6 +9,8 @@ App (top level)::
     label: Notes                      # the name a user sees (launcher, get_apps)
     activity: .MainActivity           # default activity of every screen (".X" is relative)
     launcher_icon: true               # show on the launcher grid
+    preinstalled: true                # false: shipped, but installed only on request (a device
+                                      # profile's extra apps, ``loader.packaged_app``)
     color: "#F4B400"                  # launcher icon colour (optional; derived from the package)
     start: list                       # the screen an app launch opens
     state: {notes: [], title: ""}     # state variables and their initial values
@@ -21,6 +23,10 @@ Screen::
     up: true                          # show the "Navigate up" button (default: not on ``start``)
     activity: .EditActivity           # reported by current_app()
     focus: title                      # state variable of the field focused when the screen opens
+    animated: true                    # never idle (video, animation): ``uiautomator dump`` cannot
+                                      # get an idle state on realistic device profiles
+    secure: true                      # FLAG_SECURE (banking, passwords): screenshots come back black
+                                      # on realistic device profiles; the UI dump still works
     actions: [<Node>, ...]            # extra app-bar widgets at the right (e.g. a Save button)
     body: [<Node>, ...]               # stacked top to bottom under the app bar
 
@@ -308,6 +314,8 @@ class Screen(_Spec):
     up: bool | None = None
     activity: str | None = None
     focus: str | None = None
+    animated: bool = False
+    secure: bool = False
     actions: list[Node] = Field(default_factory=list)
     body: list[Node] = Field(default_factory=list)
 
@@ -317,6 +325,7 @@ class App(_Spec):
     label: str = Field(min_length=1)
     activity: str = ".MainActivity"
     launcher_icon: bool = True
+    preinstalled: bool = True
     color: str | None = Field(default=None, pattern=r"^#[0-9A-Fa-f]{6}$")
     start: str
     state: dict[str, Any] = Field(default_factory=dict)

@@ -16,52 +16,37 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from ufo_mobile.errors import DeviceCommandError, SimulatorError
-from ufo_mobile.sim import keys, theme
+from ufo_mobile.sim import keyboard, keys, theme
 from ufo_mobile.sim.effects import run_effects
+from ufo_mobile.sim.facts import DEFAULT_TIME, Foreground, InstalledApp, fixed_clock, real_clock
 from ufo_mobile.sim.hierarchy import to_xml
 from ufo_mobile.sim.layout import Layout
 from ufo_mobile.sim.loader import builtin_apps, load_app_file
-from ufo_mobile.sim.model import App, Effect, LaunchSpec
+from ufo_mobile.sim.model import App, Effect, LaunchSpec, Screen
 from ufo_mobile.sim.paint import Fonts
 from ufo_mobile.sim.render import Renderer
 from ufo_mobile.sim.tasks import Frame, Tasks
 from ufo_mobile.sim.template import Scope, fmt, render, resolve, truthy
 from ufo_mobile.sim.view import Snapshot, StatusBar, View
 
+__all__ = ["DEFAULT_TIME", "Foreground", "InstalledApp", "SimPhone", "fixed_clock", "real_clock"]
+
 LAUNCHER = "com.android.launcher3"
 SETTINGS = "com.android.settings"
-DEFAULT_TIME = datetime(2025, 1, 15, 9, 41, tzinfo=UTC)
 LONG_PRESS_MS = 500
 TOUCH_SLOP = 24
 
 
-class InstalledApp(NamedTuple):
-    package: str
-    label: str
-
-
-class Foreground(NamedTuple):
-    package: str
-    activity: str
-
-
-def fixed_clock(when: datetime = DEFAULT_TIME) -> Callable[[], datetime]:
-    """A clock that always answers ``when`` (the default, for reproducible screenshots)."""
-    return lambda: when
-
-
-def real_clock() -> datetime:
-    """The local wall-clock time."""
-    return datetime.now(UTC).astimezone()
-
-
 class SimPhone:
-    """A simulated phone. ``apps=None`` installs the shipped apps (launcher, Settings, ...)."""
+    """A simulated phone. ``apps=None`` installs the shipped apps (launcher, Settings, ...).
+
+    ``soft_keyboard`` (off by default; realistic device profiles turn it on): while a text field
+    has focus a keyboard covers the bottom of the screen and takes the touches there."""
 
     def __init__(self, apps: Iterable[App] | None = None, *, width: int = 1080, height: int = 2400,
                  clock: Callable[[], datetime] | None = None, launcher: str = LAUNCHER,
@@ -77,6 +62,7 @@ class SimPhone:
         self._apps: dict[str, App] = {}
         self._states: dict[str, dict[str, Any]] = {}
         self._toast = ""
+        self.soft_keyboard = False
         self._fonts = Fonts()  # for measuring text; used only under self._lock
         for app in builtin_apps() if apps is None else apps:
             self._register(app)
@@ -158,6 +144,22 @@ class SimPhone:
         with self._lock:
             return self._top().focus
 
+    def keyboard_shown(self) -> bool:
+        """Whether the soft keyboard is up (it is on, and a text field has focus)."""
+        with self._lock:
+            return self.soft_keyboard and self._top().focus is not None
+
+    def screen_spec(self) -> Screen:
+        """The spec of the screen shown (its ``animated`` and ``secure`` flags, ...)."""
+        with self._lock:
+            frame = self._top()
+            return self._apps[frame.package].screens[frame.screen]
+
+    def task_tops(self) -> list[Foreground]:
+        """The top screen of every task, most recently shown first (the launcher's included)."""
+        with self._lock:
+            return [Foreground(f.package, self._apps[f.package].activity_of(f.screen)) for f in self._tasks.tops()]
+
     # -- observation ---------------------------------------------------------------------------
 
     def snapshot(self) -> Snapshot:
@@ -176,7 +178,8 @@ class SimPhone:
                             activity=app.activity_of(frame.screen), root=root, status=status,
                             status_height=layout.status_height, nav_height=layout.nav_height,
                             dark=truthy(settings.get("dark_theme")), toast=self._toast,
-                            app_color=app.color, background=app.screens[frame.screen].background)
+                            app_color=app.color, background=app.screens[frame.screen].background,
+                            keyboard=self.soft_keyboard and frame.focus is not None)
 
     def dump_hierarchy(self) -> str:
         """The current screen as uiautomator XML."""
@@ -199,6 +202,8 @@ class SimPhone:
         """Tap the topmost, deepest enabled clickable view at (x, y); nothing there does nothing."""
         with self._lock:
             self._toast = ""
+            if self.keyboard_shown() and keyboard.touch(self, *self._size, x, y):  # not the app's
+                return
             view = self.snapshot().hit(x, y, _tappable)
             if view is not None:
                 self._activate(view, x)
@@ -207,6 +212,8 @@ class SimPhone:
         """Press and hold: long-clickable views run ``on_long_press``, clickable ones click."""
         with self._lock:
             self._toast = ""
+            if self.keyboard_shown() and keyboard.touch(self, *self._size, x, y):  # not the app's
+                return
             view = self.snapshot().hit(x, y, lambda v: _tappable(v) or (v.enabled and v.long_clickable))
             if view is None:
                 return
@@ -229,10 +236,12 @@ class SimPhone:
             return
         with self._lock:
             self._toast = ""
+            if self.keyboard_shown() and keyboard.window_rect(*self._size).contains(x1, y1):
+                return  # a swipe on the keyboard: no gesture typing here
             snap = self.snapshot()
             seekbar = snap.hit(x1, y1, lambda v: v.enabled and v.kind == "seekbar")
             if seekbar is not None and seekbar.bind:
-                self._states[seekbar.package][seekbar.bind] = self._seek_value(seekbar, x2)
+                self._states[seekbar.package][seekbar.bind] = seekbar.seek_value(x2, self._size[0] / 1080)
                 return
             scroller = snap.hit(x1, y1, lambda v: v.scrollable)
             if scroller is not None and abs(y2 - y1) > slop:
@@ -305,22 +314,14 @@ class SimPhone:
         if view.kind == "field":
             self._focus(view)
         elif view.kind == "seekbar" and view.bind:
-            state[view.bind] = self._seek_value(view, x)
+            state[view.bind] = view.seek_value(x, self._size[0] / 1080)
         elif view.kind == "toggle" and view.bind:
             state[view.bind] = not truthy(state.get(view.bind))
         if view.spec is not None:
             self._run(view.spec.on_tap, view)
 
     def _focus(self, view: View) -> None:
-        frame = self._top()
-        frame.focus = view.bind
-        frame.select_all = False
-
-    def _seek_value(self, view: View, x: int) -> int:
-        track = view.frame.inset(round(48 * self._size[0] / 1080), 0)
-        fraction = (x - track.left) / max(1, track.width)
-        fraction = max(0.0, min(1.0, fraction))
-        return view.vmin + round(fraction * (view.vmax - view.vmin))
+        self._top().focus, self._top().select_all = view.bind, False
 
     def _run(self, effects: Sequence[Effect], view: View) -> None:
         if not effects:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from ufo_mobile.sim import paint, theme
+from ufo_mobile.sim import keyboard, paint, theme
 from ufo_mobile.sim.paint import Canvas, Fonts
 from ufo_mobile.sim.theme import Palette
 from ufo_mobile.sim.view import Rect, Snapshot, View
@@ -58,6 +58,8 @@ class Renderer:
             canvas = Canvas(ImageDraw.Draw(image), self._fonts)
             self._view(canvas, snapshot.root, None, ctx)
             self._status_bar(canvas, snapshot, ctx)
+            if snapshot.keyboard:
+                keyboard.draw(canvas, snapshot.width, snapshot.height, snapshot.nav_height)
             self._nav_bar(canvas, snapshot, ctx)
             if snapshot.toast:
                 self._toast(canvas, snapshot, ctx)
@@ -149,7 +151,9 @@ class Renderer:
         if view.selected:
             canvas.rect(frame, fill=pal.surface)
         ink = pal.text if view.enabled else pal.secondary
-        if view.kind == "field":
+        if short in ("SurfaceView", "TextureView", "VideoView"):  # a video frame
+            canvas.rect(frame, fill="#000000")
+        elif view.kind == "field":
             self._field(canvas, view, ctx)
         elif view.kind == "seekbar":
             fraction = (view.value - view.vmin) / max(1, view.vmax - view.vmin)

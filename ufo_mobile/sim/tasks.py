@@ -29,6 +29,15 @@ class Tasks:
         self.launcher = launcher.package
         self._stacks: dict[str, list[Frame]] = {self.launcher: [launcher]}
         self.current = self.launcher
+        self._recent: list[str] = [self.launcher]  # owners, most recently in front first
+
+    def _front(self, owner: str) -> None:
+        self.current = owner
+        self._recent = [owner, *(other for other in self._recent if other != owner)]
+
+    def tops(self) -> list[Frame]:
+        """The top frame of every task, most recently in front first."""
+        return [self._stacks[owner][-1] for owner in self._recent if owner in self._stacks]
 
     @property
     def top(self) -> Frame:
@@ -39,7 +48,7 @@ class Tasks:
         return owner in self._stacks
 
     def home(self) -> None:
-        self.current = self.launcher
+        self._front(self.launcher)
 
     def back(self) -> None:
         stack = self._stacks[self.current]
@@ -59,15 +68,16 @@ class Tasks:
         """Bring ``owner``'s task to the front; ``fresh`` starts it over from that frame."""
         if fresh is not None:
             self._stacks[owner] = [fresh]
-        self.current = owner
+        self._front(owner)
 
     def drop(self, owner: str) -> None:
         """Forget a task (never the launcher's); if it was in front, show the launcher."""
         if owner == self.launcher:
             return
         self._stacks.pop(owner, None)
+        self._recent = [other for other in self._recent if other != owner]
         if self.current == owner:
-            self.current = self.launcher
+            self._front(self.launcher)
 
     def drop_package(self, package: str) -> None:
         """Forget every task that shows a screen of ``package`` (force-stop, reinstall)."""

@@ -4,6 +4,13 @@ It answers HTTP/1.1 (``GET /ping`` → ``pong``, ``POST /jsonrpc/0`` → JSON-RP
 ``app_process … com.wetest.uia2.Main`` shell keeps it "running" (see ``devcmds_system``); before
 that the adbd refuses the port, as a phone would, so uiautomator2 goes through its real start-up.
 Requests on one stream are served one after another until the host closes it.
+
+Realistic profiles: ``dumpWindowHierarchy`` has every window root in the server's own format
+(``windows``); ``takeScreenshot`` of a FLAG_SECURE screen is black; ``setClipboard`` throws
+"Package android does not belong to 2000" on Android 11-14 (openatx/uiautomator2 #1010, #1029)
+and ``getClipboard`` gives null on Android 10+ (#853, #747); on MIUI without its security switch
+every injected gesture or key throws INJECT_EVENTS (openatx/android-uiautomator-server#2).
+Errors from Java exceptions carry the class name as ``message`` and the stack trace as ``data``.
 """
 
 from __future__ import annotations
@@ -16,8 +23,17 @@ from typing import Any
 
 from ufo_mobile.errors import DeviceError
 from ufo_mobile.sim.adb_stream import AdbStream, ByteReader, StreamClosed
-from ufo_mobile.sim.devcmds_input import press_keycode, touch_down, touch_move, touch_up, type_text
-from ufo_mobile.sim.devstate import DeviceState
+from ufo_mobile.sim.devcmds_input import (
+    INJECT_DENIED,
+    press_keycode,
+    touch_down,
+    touch_move,
+    touch_up,
+    type_text,
+)
+from ufo_mobile.sim.devcmds_system import capture_png
+from ufo_mobile.sim.devstate import EMPTY_DUMP, DeviceState
+from ufo_mobile.sim.windows import to_u2_xml, window_roots
 
 MAX_HEADER = 64 * 1024
 MAX_BODY = 16 * 1024 * 1024
@@ -33,10 +49,40 @@ _KEYS = {"home": 3, "back": 4, "left": 21, "right": 22, "up": 19, "down": 20, "c
 Handler = Callable[[DeviceState, list[Any]], Awaitable[Any]]
 
 
+CLIPBOARD_DENIED = "java.lang.SecurityException: Package android does not belong to 2000"
+_JSONRPC_FRAMES = (
+    "\tat java.lang.reflect.Method.invoke(Native Method)\n"
+    "\tat com.googlecode.jsonrpc4j.JsonRpcBasicServer.invoke(JsonRpcBasicServer.java:467)\n"
+    "\tat com.googlecode.jsonrpc4j.JsonRpcBasicServer.handleObject(JsonRpcBasicServer.java:352)\n"
+    "\tat com.googlecode.jsonrpc4j.JsonRpcBasicServer.handleJsonNodeRequest(JsonRpcBasicServer.java:283)\n"
+    "\tat com.googlecode.jsonrpc4j.JsonRpcBasicServer.handleRequest(JsonRpcBasicServer.java:251)\n"
+    "\tat com.wetest.uia2.stub.AutomatorHttpServer.serve(AutomatorHttpServer.java:101)\n"
+    "\tat fi.iki.elonen.NanoHTTPD.serve(NanoHTTPD.java:2244)\n"
+)
+_INJECTING = frozenset({"click", "swipe", "swipePoints", "drag", "pressKey", "pressKeyCode", "injectInputEvent"})
+
+
+def _inject_denied(method: str) -> str:
+    """UiAutomation's injection refused by MIUI (frame line numbers are illustrative)."""
+    return (f"{INJECT_DENIED}\n\tat android.os.Parcel.createExceptionOrNull(Parcel.java:3011)\n"
+            "\tat android.os.Parcel.readException(Parcel.java:2978)\n"
+            "\tat android.app.IUiAutomationConnection$Stub$Proxy.injectInputEvent(IUiAutomationConnection.java:478)\n"
+            "\tat android.app.UiAutomation.injectInputEvent(UiAutomation.java:1063)\n"
+            "\tat androidx.test.uiautomator.InteractionController.injectEventSync(InteractionController.java:641)\n"
+            f"\tat com.wetest.uia2.stub.AutomatorServiceImpl.{method}(AutomatorServiceImpl.java:412)\n"
+            + _JSONRPC_FRAMES)
+
+
 class RpcError(Exception):
-    def __init__(self, code: int, message: str) -> None:
+    def __init__(self, code: int, message: str, data: str | None = None) -> None:
         self.code = code
+        self.data = data
         super().__init__(message)
+
+
+def _java_error(trace: str) -> RpcError:
+    """A Java exception as the server reports it: the class as message, the trace as data."""
+    return RpcError(SERVER_ERROR, trace.partition(":")[0], trace)
 
 
 def _num(params: list[Any], index: int) -> int:
@@ -59,11 +105,22 @@ async def _device_info(device: DeviceState, params: list[Any]) -> Any:
 
 
 async def _dump(device: DeviceState, params: list[Any]) -> Any:
-    return device.dump_xml()
+    """``dumpWindowHierarchy(compressed, maxDepth[, rootInActive])``: the server waits for idle a
+    little and then dumps anyway, so an animated screen dumps fine here."""
+    if not device.profile.window_roots:
+        return device.dump_xml()
+    if device.faults.take_empty_dump():
+        return EMPTY_DUMP
+    snap = device.phone.snapshot()
+    max_depth = _num(params, 1) if len(params) > 1 else 50
+    if len(params) > 2 and params[2]:
+        return to_u2_xml([snap.root], max_depth)
+    seed = f"{device.profile.seed}:{device.next_window_dump()}"
+    return to_u2_xml(window_roots(snap, device.profile.ime.partition("/")[0], seed), max_depth)
 
 
 async def _screenshot(device: DeviceState, params: list[Any]) -> Any:
-    png = await asyncio.to_thread(device.phone.screenshot_png)
+    png = await asyncio.to_thread(capture_png, device)
     return base64.b64encode(png).decode("ascii")
 
 
@@ -111,13 +168,23 @@ async def _press_key_code(device: DeviceState, params: list[Any]) -> Any:
 
 
 async def _set_clipboard(device: DeviceState, params: list[Any]) -> Any:
+    if device.profile.clipboard_set_denied:  # the shell uid (2000) is not package "android"
+        raise _java_error(
+            f"{CLIPBOARD_DENIED}\n\tat android.os.Parcel.createExceptionOrNull(Parcel.java:3011)\n"
+            "\tat android.os.Parcel.createException(Parcel.java:2995)\n"
+            "\tat android.os.Parcel.readException(Parcel.java:2978)\n"
+            "\tat android.os.Parcel.readException(Parcel.java:2920)\n"
+            "\tat android.content.IClipboard$Stub$Proxy.setPrimaryClip(IClipboard.java:379)\n"
+            "\tat android.content.ClipboardManager.setPrimaryClip(ClipboardManager.java:133)\n"
+            "\tat com.wetest.uia2.stub.AutomatorServiceImpl.setClipboard(AutomatorServiceImpl.java:1637)\n"
+            + _JSONRPC_FRAMES)
     text = params[1] if len(params) > 1 else params[0] if params else None
     device.clipboard = None if text is None else str(text)
     return None
 
 
 async def _get_clipboard(device: DeviceState, params: list[Any]) -> Any:
-    return device.clipboard
+    return None if device.profile.clipboard_get_null else device.clipboard  # background apps can't read it
 
 
 async def _paste(device: DeviceState, params: list[Any]) -> Any:
@@ -166,9 +233,14 @@ async def handle_jsonrpc(device: DeviceState, body: bytes) -> dict[str, Any]:
         args = params if isinstance(params, list) else [] if params is None else [params]
         if device.faults.hangs(method):
             await asyncio.sleep(device.limits.hang_timeout)
+        if method in _INJECTING and not device.inject_allowed():
+            raise _java_error(_inject_denied(method))
         return {"jsonrpc": "2.0", "id": ident, "result": await handler(device, args)}
     except RpcError as exc:
-        return {"jsonrpc": "2.0", "id": ident, "error": {"code": exc.code, "message": str(exc)}}
+        error: dict[str, Any] = {"code": exc.code, "message": str(exc)}
+        if exc.data is not None:
+            error["data"] = exc.data
+        return {"jsonrpc": "2.0", "id": ident, "error": error}
     except DeviceError as exc:
         return {"jsonrpc": "2.0", "id": ident,
                 "error": {"code": SERVER_ERROR, "message": f"java.lang.IllegalStateException: {exc}"}}

@@ -115,6 +115,12 @@ class View:
             return self.hint
         return self.text
 
+    def seek_value(self, x: int, scale: float) -> int:
+        """A SeekBar's value for a touch at ``x`` (its track is inset 48 design pixels each side)."""
+        track = self.frame.inset(round(48 * scale), 0)
+        fraction = max(0.0, min(1.0, (x - track.left) / max(1, track.width)))
+        return self.vmin + round(fraction * (self.vmax - self.vmin))
+
     @property
     def showing_hint(self) -> bool:
         return self.kind == "field" and not self.text and bool(self.hint)
@@ -151,6 +157,9 @@ class Snapshot:
     toast: str = ""
     app_color: str | None = None
     background: str | None = None
+    keyboard: bool = False     # the soft keyboard is up (drawn over the bottom, takes taps there)
+    animated: bool = False     # the screen's ``animated`` flag (never idle)
+    secure: bool = False       # the screen's ``secure`` flag (FLAG_SECURE)
 
     def find(self, predicate: Callable[[View], bool]) -> View | None:
         """The first view, in drawing order, for which ``predicate`` is true."""
