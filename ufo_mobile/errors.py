@@ -8,6 +8,7 @@
     │   ├── DeviceDisconnectedError
     │   ├── DeviceTimeoutError
     │   └── DeviceCommandError
+    │       └── DumpUnavailableError  the UI dump failed in a way a retry may cure (idle, null root)
     ├── UIParseError                a malformed or empty UI hierarchy dump
     ├── LLMError                    the model provider failed
     │   └── LLMOutputParseError     the reply did not match the schema (after the re-ask)
@@ -72,6 +73,16 @@ class DeviceTimeoutError(DeviceError):
 
 class DeviceCommandError(DeviceError):
     """A device command ran and reported failure."""
+
+
+class DumpUnavailableError(DeviceCommandError):
+    """``uiautomator dump`` gave no hierarchy this time: the screen never went idle (``idle``), the
+    accessibility bridge returned no root (``null_root``), another UiAutomation holds the bridge
+    (``conflict``), or something else (``other``). Waiting and trying again may cure it."""
+
+    def __init__(self, message: str, *, serial: str = "?", kind: str = "other") -> None:
+        self.kind = kind
+        super().__init__(message, serial=serial)
 
 
 class UIParseError(UfoMobileError):

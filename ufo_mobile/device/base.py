@@ -58,6 +58,14 @@ class AppInfo:
 
 
 @dataclass(frozen=True)
+class KeyboardState:
+    """Whether the soft keyboard is up, and where (left, top, right, bottom) when the device says."""
+
+    shown: bool
+    frame: tuple[int, int, int, int] | None = None
+
+
+@dataclass(frozen=True)
 class CurrentApp:
     """The app in the foreground."""
 
@@ -121,6 +129,14 @@ class DeviceDriver:
     async def get_ui_tree(self) -> str:
         """The current UI hierarchy as uiautomator XML."""
         raise NotImplementedError("get_ui_tree")
+
+    async def fallback_ui_tree(self) -> str:
+        """The hierarchy by another route when ``get_ui_tree`` keeps being refused (optional)."""
+        raise NotImplementedError("fallback_ui_tree")
+
+    async def keyboard_state(self) -> KeyboardState:
+        """Whether the soft keyboard is up, and its frame (optional)."""
+        raise NotImplementedError("keyboard_state")
 
     async def get_date(self) -> str:
         raise NotImplementedError("get_date")

@@ -34,6 +34,10 @@ class Observation:
     cache_hit: bool = False
     dump_attempts: int = 1
     stability: dict[str, Any] = field(default_factory=dict)
+    dump_refusals: list[str] = field(default_factory=list)  # kinds of the dumps the phone refused first
+    fallback: str | None = None  # "fallback_dump" or "screenshot_only" when the dumps kept being refused
+    current_app_source: str = "device"  # "dump": the phone would not say, the dump's package was used
+    screenshot_blocked: bool = False  # the screenshot was black (a secure screen): not sent to the model
 
 
 @dataclass

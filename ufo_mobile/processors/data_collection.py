@@ -19,22 +19,34 @@ directory is drawn later, off the critical path, by the recorder.
 from __future__ import annotations
 
 import asyncio
+import io
 import struct
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar
 
 import structlog
+from PIL import Image
 
-from ufo_mobile.device.base import AppInfo, DeviceDriver
-from ufo_mobile.errors import UIParseError
+from ufo_mobile.device.base import AppInfo, CurrentApp, DeviceDriver
+from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DeviceTimeoutError, UIParseError
 from ufo_mobile.llm.image_tokens import fit_to_tiles
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.settings import PerceptionSettings
 from ufo_mobile.ui.annotate import annotate, shrink_to
 from ufo_mobile.ui.cache import ControlCache
-from ufo_mobile.ui.provider import AndroidStateProvider, StateProvider
+from ufo_mobile.ui.provider import AndroidStateProvider, DumpFailure, StateProvider
 from ufo_mobile.ui.state import UIState
+
+
+def is_blank(png: bytes) -> bool:
+    """True for an all-black screenshot: what Android returns for a screen with FLAG_SECURE (banking
+    apps, password entry, DRM video). Checked on a thumbnail: a few milliseconds."""
+    if len(png) > 256 * 1024:  # a black screen compresses to a few kB; a real one never does
+        return False
+    with Image.open(io.BytesIO(png)) as image:
+        small = image.convert("L").resize((32, 72))
+    return max(small.getextrema()) <= 6  # type: ignore[operator]
 
 
 def png_size(png: bytes) -> tuple[int, int]:
@@ -65,17 +77,23 @@ class DataCollection:
             device, dump_retries=settings.dump_retries, redact=redact, logger=self._log)
         self._apps: list[AppInfo] | None = None
         self._reads = 0
+        self._refusals: list[str] = []  # of the step being observed
+        self._fallback: str | None = None
 
     async def _apps_once(self) -> list[AppInfo]:
         if self._apps is None:
             self._apps = await self.device.get_apps() if self.device.supports("get_apps") else []
         return self._apps
 
-    async def _read(self, ctx: StepContext, size: tuple[int, int], dump: str | None = None) -> tuple[UIState, int]:
-        """One observation through the provider (``dump``, or a fresh one); the dumps it took."""
+    async def _read(self, ctx: StepContext, size: tuple[int, int],
+                    dump: str | DumpFailure | None = None) -> tuple[UIState, int]:
+        """One observation through the provider (``dump``, or a fresh one); the dumps it took. Refused
+        dumps and fallbacks are kept for the step's record."""
         self._reads += 1
         read = await self.provider.read(observation_id=f"obs-{ctx.step:04d}-{self._reads}", screen_size=size,
                                         dump=dump)
+        self._refusals.extend(read.refusals)
+        self._fallback = read.fallback
         return read.ui, read.attempts
 
     async def _capture(self, ctx: StepContext) -> tuple[bytes, UIState, int]:
@@ -107,20 +125,28 @@ class DataCollection:
         return png, ui, attempts, {"checked": True, "stable": stable, "dumps": dumps, "waited_seconds": waited}
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
+        self._refusals, self._fallback = [], None
         cached = self.cache.get(self.device.serial)
         if cached is None:
             (png, ui, attempts, stability), current, apps = await asyncio.gather(
-                self._settle(ctx), self.device.current_app(), self._apps_once())
-            self.cache.put(self.device.serial, ui)
+                self._settle(ctx), self._current_app(), self._apps_once())
+            if self._fallback is None:  # a screen seen in its screenshot alone is not worth keeping
+                self.cache.put(self.device.serial, ui)
         else:
             png, current, apps = await asyncio.gather(
-                self.device.screenshot(), self.device.current_app(), self._apps_once())
+                self.device.screenshot(), self._current_app(), self._apps_once())
             ui, attempts, stability = cached, 0, {"checked": False}
+        source = "device"
+        if current is None:  # the phone would not say: the app whose window the dump shows
+            current, source = CurrentApp(str(ui.phone_state.get("current_app") or "")), "dump"
         self.device.observe(ui.observation_id)  # actions from now on are decided on this observation
         ctx.cache = {"hit": int(cached is not None), "hits": self.cache.hits, "misses": self.cache.misses}
         obs = Observation(ui.observation_id, png, ui, current, apps, png_size(png),
-                          cache_hit=cached is not None, dump_attempts=attempts, stability=stability)
+                          cache_hit=cached is not None, dump_attempts=attempts, stability=stability,
+                          dump_refusals=list(self._refusals), fallback=self._fallback, current_app_source=source)
         await asyncio.to_thread(self._model_image, obs)
+        if obs.screenshot_blocked:
+            self._log.warning("screenshot_blocked", step=ctx.step, app=current.package)
         ctx.observation = obs
         return {
             "previous_formatted_device_state": ctx.shared.formatted_device_state,
@@ -133,10 +159,24 @@ class DataCollection:
             "height": obs.screen_size[1],
         }
 
+    async def _current_app(self) -> CurrentApp | None:
+        """The app in front, or None when the phone cannot say (the dump's package is used then). A
+        phone that does not answer at all is not papered over: its error ends the step."""
+        try:
+            return await self.device.current_app()
+        except (DeviceDisconnectedError, DeviceTimeoutError):
+            raise
+        except DeviceCommandError as exc:
+            self._log.warning("current_app_unknown", error=str(exc))
+            return None
+
     def _model_image(self, obs: Observation) -> None:
         """The screenshot for the model: within the longest side and the tile budget, annotated
         at that size (and, if asked for, the same without the numbers)."""
         p = self.settings
+        if is_blank(obs.screenshot):  # FLAG_SECURE: the phone hands out black; say so, send nothing
+            obs.screenshot_blocked = True
+            return
         width, height = png_size(obs.screenshot)
         budget = p.image_max_tiles if p.image_max_tiles > 0 else 10**6
         small, scale = shrink_to(obs.screenshot, fit_to_tiles(width, height, budget, p.image_longest_side))

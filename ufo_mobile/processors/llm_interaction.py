@@ -10,11 +10,13 @@ available action) goes along for models that take structured output.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 import structlog
 
+from ufo_mobile.device.base import AppInfo
 from ufo_mobile.errors import LLMOutputParseError
 from ufo_mobile.llm.base import ChatModel
 from ufo_mobile.llm.prompt import PromptTemplates, compose
@@ -51,6 +53,17 @@ def reply_schema(tools: ToolRegistry) -> dict[str, Any]:
     }
 
 
+def app_list(apps: Sequence[AppInfo]) -> str:
+    """The installed (launchable) apps, compactly: labels in order, a package only where two apps
+    share a label (``open_app`` takes either)."""
+    if not apps:
+        return "unknown"
+    counts = Counter(a.label.casefold() for a in apps)
+    named = sorted({a.label if counts[a.label.casefold()] == 1 else f"{a.label} ({a.package})" for a in apps},
+                   key=str.casefold)
+    return ", ".join(named)
+
+
 class LLMInteraction:
     name: ClassVar[str] = "llm_interaction"
     always: ClassVar[bool] = False
@@ -82,13 +95,14 @@ class LLMInteraction:
 
     def user_text(self, ctx: StepContext, obs: Observation) -> str:
         shared = ctx.shared
-        apps = ", ".join(f"{a.label} ({a.package})" for a in obs.apps) or "unknown"
+        apps = app_list(obs.apps)
         memory = shared.memory[-MEMORY_ITEMS:]
         return compose([
             self.templates.render("user", request=ctx.request, current_app=obs.current_app.package or "?", apps=apps),
             self.templates.render("plan", plan="; ".join(shared.plan)) if shared.plan else "",
             self.templates.render("memory", memory="\n".join(f"- {m}" for m in memory)) if memory else "",
             self.templates.render("screen", screen=obs.ui_state.formatted_text),
+            self.templates.render("blocked") if obs.screenshot_blocked else "",
         ])
 
     def images(self, obs: Observation) -> list[ContentPart]:

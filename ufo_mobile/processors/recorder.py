@@ -79,6 +79,10 @@ class StepRecorder:
             "current_app": obs.current_app.package if obs else None,
             "controls": len(obs.ui_state.elements) if obs else 0,
             "dump_attempts": obs.dump_attempts if obs else 0,
+            "dump_refusals": obs.dump_refusals if obs else [],
+            "observation_fallback": obs.fallback if obs else None,
+            "current_app_source": obs.current_app_source if obs else None,
+            "screenshot_blocked": obs.screenshot_blocked if obs else False,
             "stability": obs.stability if obs else None,
             "model_image": {"scale": round(obs.model_image_scale, 4), "sent": obs.model_image is not None}
             if obs else None,

@@ -200,8 +200,13 @@ def keyboard_visible(tree: UITree, screen: Bounds, *, app_package: str = "",
 
 
 def extract_controls(tree: UITree, screen: Bounds | None = None, *, app_package: str = "",
-                     options: FilterOptions | None = None) -> list[Control]:
-    """The controls of ``tree`` in document order, indexed from 1."""
+                     options: FilterOptions | None = None, obstruction: Bounds | None = None) -> list[Control]:
+    """The controls of ``tree`` in document order, indexed from 1.
+
+    ``obstruction`` is a screen area drawn over the app that the dump does not show (the soft
+    keyboard, when the dump holds only the app's window): controls entirely under it are dropped,
+    and controls partly under it keep only the part outside it.
+    """
     opts = options or FilterOptions()
     screen = screen or infer_screen(tree)
     app = app_package or infer_app_package(tree, opts.keyboard_packages)
@@ -211,6 +216,8 @@ def extract_controls(tree: UITree, screen: Bounds | None = None, *, app_package:
     kept: dict[int, Bounds] = {}
     for node in tree.nodes:
         clip = _visible_box(node, screen, opts.min_size)
+        if clip is not None and obstruction is not None:
+            clip = _outside(clip, obstruction, opts.min_size)
         if clip is None or keyboard[node.package]:
             continue
         if not _wanted(node) or _covered(node, clip, overlays):
@@ -229,6 +236,19 @@ def _visible_box(node: UINode, screen: Bounds, min_size: int) -> Bounds | None:
     if clip is None or clip.width < min_size or clip.height < min_size:
         return None
     return clip
+
+
+def _outside(clip: Bounds, cover: Bounds, min_size: int) -> Bounds | None:
+    """The part of ``clip`` not under ``cover`` (a band across the screen, like a keyboard), or None."""
+    if cover.contains(clip):
+        return None
+    if clip.intersect(cover) is None or not (cover.left <= clip.left and clip.right <= cover.right):
+        return clip  # untouched, or cut from the side: keep it whole
+    if cover.top > clip.top:  # covered from below: keep what is above
+        rest = Bounds(clip.left, clip.top, clip.right, cover.top)
+    else:  # covered from above
+        rest = Bounds(clip.left, cover.bottom, clip.right, clip.bottom)
+    return rest if rest.height >= min_size else None
 
 
 def _wanted(node: UINode) -> bool:

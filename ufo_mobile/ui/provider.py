@@ -9,30 +9,53 @@ known secrets from it (in their XML-escaped forms too) before parsing, then filt
 
 ``fetch`` and ``read`` split ``get_state`` so that a caller can take the screenshot while the dump
 is being read, and then give the screenshot's size to the parse.
+
+Real phones refuse dumps at times: ``ERROR: could not get idle state.`` on animated screens (video,
+spinners, ads), ``ERROR: null root node returned by UiTestAutomationBridge.`` for a moment after an
+app changes. Such a dump (``DumpUnavailableError`` from the driver) is tried again after a growing
+pause, ``dump_unavailable_retries`` times; then the driver's fallback dumper is asked
+(``fallback_ui_tree``: uiautomator2, which does not wait for idle), and when there is none, or it
+fails too, the screen is observed from its screenshot alone: no controls, and a text that says why.
+When the device reports the soft keyboard and the dump does not show it (``uiautomator dump`` holds
+the app's window only), the controls under it are left out: a tap there would hit a key.
+Every read says how it went (``StateRead``), and the step records it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import structlog
 
 from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.errors import UIParseError
+from ufo_mobile.errors import DeviceError, DumpUnavailableError, UIParseError
 from ufo_mobile.ui.controls import FilterOptions
 from ufo_mobile.ui.format import FormatOptions
-from ufo_mobile.ui.state import UIState, build_ui_state
+from ufo_mobile.ui.state import UIState, build_ui_state, unavailable_ui_state
+
+
+@dataclass(frozen=True)
+class DumpFailure:
+    """A dump the device refused this time (what ``fetch`` returns instead of raising)."""
+
+    kind: str
+    message: str
 
 
 @dataclass(frozen=True)
 class StateRead:
-    """A parsed screen and how many dumps it took (1 when the first one was valid)."""
+    """A parsed screen, how many dumps it took (1 when the first one was valid), the refusals met
+    on the way (``DumpUnavailableError.kind`` each), and the fallback used, if any
+    (``"fallback_dump"``: the driver's other dumper; ``"screenshot_only"``: no control list)."""
 
     ui: UIState
     attempts: int
+    refusals: list[str] = field(default_factory=list)
+    fallback: str | None = None
 
 
 @runtime_checkable
@@ -41,12 +64,12 @@ class StateProvider(Protocol):
 
     supported: ClassVar[frozenset[str]]
 
-    async def fetch(self) -> str:
-        """One raw dump of the screen."""
+    async def fetch(self) -> str | DumpFailure:
+        """One raw dump of the screen, or why the device gave none this time."""
         ...
 
     async def read(self, *, observation_id: str, screen_size: tuple[int, int] | None = None,
-                   dump: str | None = None) -> StateRead:
+                   dump: str | DumpFailure | None = None) -> StateRead:
         """Parse ``dump`` (or a fresh one), reading again while it is invalid."""
         ...
 
@@ -61,53 +84,116 @@ class AndroidStateProvider:
 
     Args:
         driver: where the dumps come from.
-        dump_retries: how many times an invalid dump is read again before ``UIParseError``.
+        dump_retries: how many times an invalid (unparsable) dump is read again before ``UIParseError``.
+        unavailable_retries: how many times a refused dump is tried again before the fallbacks.
+        retry_delay: the pause before the first of those retries; it doubles each time (at most 8 s).
         redact: applied to every dump before parsing (the run's ``Redactor.text``).
         filter_options, format_options: passed to ``build_ui_state``.
+        sleep: what the pauses sleep with (tests pass one that returns at once).
     """
 
     supported: ClassVar[frozenset[str]] = frozenset({"element_index", "convert_point"})
 
-    def __init__(self, driver: DeviceDriver, *, dump_retries: int = 2, redact: Callable[[str], str] | None = None,
+    def __init__(self, driver: DeviceDriver, *, dump_retries: int = 2, unavailable_retries: int = 3,
+                 retry_delay: float = 0.5, redact: Callable[[str], str] | None = None,
                  filter_options: FilterOptions | None = None, format_options: FormatOptions | None = None,
-                 logger: Any = None) -> None:
-        if dump_retries < 0:
-            raise ValueError(f"dump_retries must be >= 0, got {dump_retries}")
+                 logger: Any = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        if dump_retries < 0 or unavailable_retries < 0:
+            raise ValueError("dump_retries and unavailable_retries must be >= 0")
         self.driver = driver
         self.dump_retries = dump_retries
+        self.unavailable_retries = unavailable_retries
+        self.retry_delay = retry_delay
         self._redact = redact
         self._filter = filter_options
         self._format = format_options
+        self._sleep = sleep
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.observe")
         self._ids = itertools.count(1)
 
-    async def fetch(self) -> str:
-        return await self.driver.get_ui_tree()
+    async def fetch(self) -> str | DumpFailure:
+        try:
+            return await self.driver.get_ui_tree()
+        except DumpUnavailableError as exc:
+            return DumpFailure(exc.kind, str(exc))
 
     async def read(self, *, observation_id: str, screen_size: tuple[int, int] | None = None,
-                   dump: str | None = None) -> StateRead:
-        """Parse ``dump`` (or a fresh one); an invalid dump is read again, up to ``dump_retries`` times.
+                   dump: str | DumpFailure | None = None) -> StateRead:
+        """Parse ``dump`` (or a fresh one). An invalid dump is read again, up to ``dump_retries``
+        times; a refused one is tried again after a pause, then the fallbacks (module docstring).
 
         Raises:
             UIParseError: the dump was still invalid after the last retry.
         """
         xml = dump if dump is not None else await self.fetch()
-        attempts = 1
+        attempts, refusals = 1, []
         while True:
-            if self._redact is not None:
-                xml = self._redact(xml)
+            if isinstance(xml, DumpFailure):
+                refusals.append(xml.kind)
+                if len(refusals) > self.unavailable_retries:
+                    return await self._fallback(observation_id, screen_size, xml, attempts, refusals)
+                self._log.warning("ui_dump_refused", observation=observation_id, attempt=attempts, kind=xml.kind,
+                                  error=xml.message)
+                await self._sleep(min(8.0, self.retry_delay * 2 ** (len(refusals) - 1)))
+            else:
+                try:
+                    return StateRead(await self._parse(xml, observation_id, screen_size), attempts, refusals)
+                except UIParseError as exc:
+                    if attempts - len(refusals) > self.dump_retries:
+                        raise UIParseError(f"UI dump still invalid after {attempts} attempts: {exc}") from exc
+                    self._log.warning("ui_dump_invalid", observation=observation_id, attempt=attempts,
+                                      error=str(exc))
+            attempts += 1
+            xml = await self.fetch()
+
+    async def _parse(self, xml: str, observation_id: str, screen_size: tuple[int, int] | None) -> UIState:
+        if self._redact is not None:
+            xml = self._redact(xml)
+        ui = build_ui_state(xml, observation_id=observation_id, screen_size=screen_size,
+                            filter_options=self._filter, format_options=self._format)
+        frame = await self._keyboard_frame(ui)
+        if frame is None:
+            return ui
+        return build_ui_state(xml, observation_id=observation_id, screen_size=screen_size,
+                              filter_options=self._filter, format_options=self._format, keyboard_frame=frame)
+
+    async def _keyboard_frame(self, ui: UIState) -> tuple[int, int, int, int] | None:
+        """Where the keyboard covers the app, when the device shows one that the dump lacks."""
+        focused = ui.phone_state.get("focused_element") or {}
+        if ui.phone_state.get("keyboard_shown") or not focused.get("editable"):
+            return None  # the dump has the keyboard's window already, or no field wants one
+        if not self.driver.supports("keyboard_state"):
+            return None
+        try:
+            state = await self.driver.keyboard_state()
+        except DeviceError as exc:
+            self._log.warning("keyboard_state_unavailable", error=str(exc))
+            return None
+        return state.frame if state.shown else None
+
+    async def _fallback(self, observation_id: str, screen_size: tuple[int, int] | None, failure: DumpFailure,
+                        attempts: int, refusals: list[str]) -> StateRead:
+        if self.driver.supports("fallback_ui_tree"):
             try:
-                ui = build_ui_state(xml, observation_id=observation_id, screen_size=screen_size,
-                                    filter_options=self._filter, format_options=self._format)
-                return StateRead(ui, attempts)
-            except UIParseError as exc:
-                if attempts > self.dump_retries:
-                    raise UIParseError(f"UI dump still invalid after {attempts} attempts: {exc}") from exc
-                self._log.warning("ui_dump_invalid", observation=observation_id, attempt=attempts, error=str(exc))
-                attempts += 1
-                xml = await self.fetch()
+                xml = await self.driver.fallback_ui_tree()
+                ui = await self._parse(xml, observation_id, screen_size)
+                self._log.warning("ui_dump_fallback", observation=observation_id, used="fallback_dump")
+                return StateRead(ui, attempts + 1, refusals, "fallback_dump")
+            except (DeviceError, UIParseError) as exc:
+                self._log.warning("ui_dump_fallback_failed", observation=observation_id, error=str(exc))
+        reason = _REASONS.get(failure.kind, f"the phone gave no UI dump ({failure.message})")
+        self._log.warning("ui_dump_fallback", observation=observation_id, used="screenshot_only", reason=reason)
+        size = screen_size or await self.driver.screen_size()
+        return StateRead(unavailable_ui_state(observation_id, size, reason), attempts, refusals, "screenshot_only")
 
     async def get_state(self, *, observation_id: str | None = None,
                         screen_size: tuple[int, int] | None = None) -> UIState:
         observation_id = observation_id or f"state-{next(self._ids)}"
         return (await self.read(observation_id=observation_id, screen_size=screen_size)).ui
+
+
+_REASONS = {
+    "idle": "the screen never stops moving (a video, an animation), so Android will not list its controls",
+    "null_root": "Android's accessibility service returned no window for it",
+    "conflict": "another UI automation tool holds the accessibility service",
+}

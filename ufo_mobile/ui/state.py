@@ -93,7 +93,8 @@ class UIState:
 
 def build_ui_state(xml: str | bytes, *, observation_id: str, screen_size: tuple[int, int] | None = None,
                    current_app: str = "", filter_options: FilterOptions | None = None,
-                   format_options: FormatOptions | None = None) -> UIState:
+                   format_options: FormatOptions | None = None,
+                   keyboard_frame: tuple[int, int, int, int] | None = None) -> UIState:
     """Parse, filter and format one dump.
 
     Args:
@@ -101,6 +102,9 @@ def build_ui_state(xml: str | bytes, *, observation_id: str, screen_size: tuple[
         observation_id: the id actions must quote to use this screen's control ids.
         screen_size: ``(width, height)`` in pixels; inferred from the dump when ``None``.
         current_app: the foreground package if known; inferred from the windows otherwise.
+        keyboard_frame: where the soft keyboard is shown, when the device says so but the dump (the
+            app's window only, as ``uiautomator dump`` gives) does not show it: controls under it
+            cannot be tapped and are left out.
 
     Raises:
         UIParseError: the dump is malformed or empty.
@@ -109,8 +113,10 @@ def build_ui_state(xml: str | bytes, *, observation_id: str, screen_size: tuple[
     fopts = filter_options or FilterOptions()
     screen = screen_for(tree, screen_size)
     app = current_app or infer_app_package(tree, fopts.keyboard_packages)
-    controls = extract_controls(tree, screen, app_package=app, options=fopts)
-    keyboard = keyboard_visible(tree, screen, app_package=app, keyboard_packages=fopts.keyboard_packages)
+    cover = Bounds(*keyboard_frame) if keyboard_frame is not None else None
+    controls = extract_controls(tree, screen, app_package=app, options=fopts, obstruction=cover)
+    keyboard = cover is not None or keyboard_visible(tree, screen, app_package=app,
+                                                     keyboard_packages=fopts.keyboard_packages)
     focused = _focused_control(controls)
     text = format_ui(controls, app=app, screen_size=(screen.width, screen.height),
                      keyboard_shown=keyboard, focused=focused, options=format_options)
@@ -126,6 +132,21 @@ def build_ui_state(xml: str | bytes, *, observation_id: str, screen_size: tuple[
         focused_text=focused.node.text if focused is not None else "", phone_state=phone_state,
         screen_width=screen.width, screen_height=screen.height, rotation=tree.rotation, tree=tree,
     )
+
+
+def unavailable_ui_state(observation_id: str, screen_size: tuple[int, int], reason: str, *,
+                         app: str = "") -> UIState:
+    """A screen seen only in its screenshot: no controls, and a text that says why and what to do."""
+    width, height = screen_size
+    text = "\n".join([
+        f"App {app or 'unknown'}, screen {width}x{height} px.",
+        f"(No control list for this screen: {reason}. Read the screenshot; use click_at, long_press_at "
+        "or swipe with screen coordinates, or wait and look again.)",
+    ])
+    phone_state: dict[str, Any] = {"current_app": app, "keyboard_shown": None, "focused_element": None,
+                                   "screen_size": [width, height], "rotation": 0, "controls_unavailable": reason}
+    return UIState(observation_id=observation_id, elements=[], formatted_text=text, focused_text="",
+                   phone_state=phone_state, screen_width=width, screen_height=height)
 
 
 def control_info(control: Control) -> dict[str, Any]:

@@ -53,7 +53,7 @@ def test_templates_are_strict_both_ways() -> None:
 
 def test_every_packaged_template_has_its_placeholders_filled_by_the_agent() -> None:
     templates = PromptTemplates.load("mobile_agent")
-    assert set(templates.names) == {"system", "secrets", "user", "plan", "memory", "screen", "reask"}
+    assert set(templates.names) == {"system", "secrets", "user", "plan", "memory", "screen", "blocked", "reask"}
     for name in templates.names:
         values = {p: f"<{p}>" for p in templates.placeholders(name)}
         assert "$" not in templates.render(name, **values)
@@ -75,7 +75,7 @@ def test_every_optional_part_present_and_absent(plan: bool, memory: bool, secret
         assert "$" not in text and "None" not in text and "\n\n\n" not in text
     assert "\n".join(screen_legend()) in system_text and "Controls: id Class" not in user_text  # legend once
     assert "- click(index: integer" in system_text and "- complete(success: boolean" in system_text
-    assert "User request: Turn on Wi-Fi" in user_text and "Settings (com.android.settings)" in user_text
+    assert "User request: Turn on Wi-Fi" in user_text and "Installed apps: Settings\n" in user_text
     assert '1 Button "Wi-Fi"' in user_text or "Wi-Fi" in user_text
     assert ("Your plan so far: open Settings; tap Wi-Fi" in user_text) is plan
     assert ("- the code is 4411" in user_text) is memory

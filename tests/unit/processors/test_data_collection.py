@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tests.fakes import SCREEN_XML, FakeDriver
+from ufo_mobile.errors import DeviceCommandError, DeviceTimeoutError, DumpUnavailableError
 from ufo_mobile.llm.scripted import Script, ScriptedModel
 from ufo_mobile.memory.state import ActionEntry, SharedState
 from ufo_mobile.processors.context import StepContext
@@ -15,6 +16,7 @@ from ufo_mobile.session import Session
 from ufo_mobile.settings import LogSettings, ModelSettings, PerceptionSettings, Settings, TaskSettings
 from ufo_mobile.trace.writer import RunWriter
 from ufo_mobile.ui.cache import ControlCache
+from ufo_mobile.ui.provider import AndroidStateProvider
 
 MOVED_XML = SCREEN_XML.replace("[0,200][1080,400]", "[0,260][1080,460]")  # the button still sliding in
 
@@ -145,3 +147,78 @@ def test_background_artifacts_are_written_and_failures_are_kept(tmp_path: Path) 
     assert not (tmp_path / "run" / "b.png").exists()
     assert (tmp_path / "run" / "b.png.error.txt").read_text() == "ValueError: cannot draw\n"
     writer.close()
+
+
+# --- what real phones add: unknown current app, secure screens, refused dumps --------------------
+
+
+class NoFocus(FakeDriver):
+    async def current_app(self) -> Any:
+        raise DeviceCommandError("no mCurrentFocus, no resumed activity", serial=self.serial)
+
+
+async def test_when_the_phone_will_not_say_the_current_app_the_dumps_package_is_used() -> None:
+    ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=SharedState())
+    update = await phase(NoFocus()).run(ctx)
+    assert ctx.observation is not None
+    assert (ctx.observation.current_app.package, ctx.observation.current_app_source) == ("com.example.app", "dump")
+    assert update is not None and update["current_package_name"] == "com.example.app"
+
+
+class Gone(FakeDriver):
+    async def current_app(self) -> Any:
+        raise DeviceTimeoutError("current_app timed out after 2 s", serial=self.serial)
+
+
+async def test_a_phone_that_does_not_answer_still_fails_the_step() -> None:
+    ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=SharedState())
+    with pytest.raises(DeviceTimeoutError):
+        await phase(Gone()).run(ctx)
+
+
+class Secure(FakeDriver):
+    def __init__(self) -> None:
+        super().__init__()
+        self._png = blank_png_black()
+
+
+def blank_png_black() -> bytes:
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (1080, 2400), "black").save(out, format="PNG")
+    return out.getvalue()
+
+
+async def test_a_black_screenshot_is_a_secure_screen_and_is_not_sent() -> None:
+    ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=SharedState())
+    await phase(Secure()).run(ctx)
+    obs = ctx.observation
+    assert obs is not None and obs.screenshot_blocked and obs.model_image is None
+    plain = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=SharedState())
+    await phase(FakeDriver()).run(plain)
+    assert plain.observation is not None and not plain.observation.screenshot_blocked
+    assert plain.observation.model_image is not None
+
+
+class AlwaysMoving(FakeDriver):
+    async def get_ui_tree(self) -> str:
+        self.dumps += 1
+        raise DumpUnavailableError("uiautomator dump: ERROR: could not get idle state.", serial=self.serial,
+                                   kind="idle")
+
+
+async def test_a_screen_seen_only_in_its_screenshot_is_recorded_and_never_cached() -> None:
+    driver = AlwaysMoving()
+    cache = ControlCache(ttl=60)
+    clock = FakeClock()
+    collect = DataCollection(driver, cache, PerceptionSettings(), clock=clock, sleep=clock.sleep,
+                             provider=AndroidStateProvider(driver, sleep=clock.sleep))
+    ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=SharedState())
+    await collect.run(ctx)
+    obs = ctx.observation
+    assert obs is not None and obs.fallback == "screenshot_only" and obs.dump_refusals == ["idle"] * 4
+    assert obs.ui_state.elements == [] and obs.model_image is not None  # the model still gets the picture
+    assert cache.get(driver.serial) is None

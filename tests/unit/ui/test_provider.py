@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from lxml import etree
 
 from tests.fakes import SCREEN_XML, FakeDriver
+from ufo_mobile.device.base import KeyboardState
 from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.errors import UIParseError
+from ufo_mobile.errors import DeviceCommandError, DumpUnavailableError, UIParseError
 from ufo_mobile.ui.provider import AndroidStateProvider, StateProvider
 
 
@@ -48,3 +50,91 @@ async def test_a_given_dump_is_used_and_every_dump_is_redacted_before_parsing() 
     read = await provider.read(observation_id="o", dump="garbage")  # invalid: the provider reads a fresh one
     assert read.attempts == 2 and read.ui.elements[0].label == "[REDACTED] & co"
     assert "hunter2" not in read.ui.formatted_text
+
+
+# --- refused dumps, fallbacks, the keyboard ----------------------------------------------------
+
+IDLE = "ERROR: could not get idle state."
+
+
+class Refusing(FakeDriver):
+    """Refuses ``refuse`` dumps (kind ``kind``), then serves the screen; optional fallback dumper."""
+
+    def __init__(self, refuse: int, kind: str = "idle", *, fallback: str | Exception | None = None,
+                 keyboard: KeyboardState | None = None) -> None:
+        super().__init__()
+        self.refuse, self.kind, self.fallback, self.keyboard = refuse, kind, fallback, keyboard
+        extra = set()
+        if fallback is not None:
+            extra.add("fallback_ui_tree")
+        if keyboard is not None:
+            extra.add("keyboard_state")
+        self.supported = FakeDriver.supported | extra  # type: ignore[misc]
+
+    async def get_ui_tree(self) -> str:
+        self.dumps += 1
+        if self.dumps <= self.refuse:
+            raise DumpUnavailableError(IDLE, serial=self.serial, kind=self.kind)
+        return self.xml
+
+    async def fallback_ui_tree(self) -> str:
+        if isinstance(self.fallback, Exception):
+            raise self.fallback
+        assert self.fallback is not None
+        return self.fallback
+
+    async def keyboard_state(self) -> KeyboardState:
+        assert self.keyboard is not None
+        return self.keyboard
+
+
+class Pauses:
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+async def test_a_refused_dump_is_tried_again_after_growing_pauses() -> None:
+    pauses = Pauses()
+    provider = AndroidStateProvider(Refusing(2, "null_root"), unavailable_retries=3, retry_delay=0.5, sleep=pauses)
+    read = await provider.read(observation_id="o", screen_size=(1080, 2400))
+    assert (read.attempts, read.refusals, read.fallback, pauses.waits) == (3, ["null_root"] * 2, None, [0.5, 1.0])
+    assert read.ui.elements[0].label == "Wi-Fi"
+
+
+async def test_a_screen_that_never_settles_falls_back_to_the_other_dumper() -> None:
+    pauses = Pauses()
+    driver = Refusing(100, fallback=SCREEN_XML)
+    read = await AndroidStateProvider(driver, unavailable_retries=2, sleep=pauses).read(observation_id="o",
+                                                                                      screen_size=(1080, 2400))
+    assert (read.fallback, read.refusals, driver.dumps, pauses.waits) == ("fallback_dump", ["idle"] * 3, 3, [0.5, 1.0])
+    assert read.ui.elements[0].label == "Wi-Fi"
+
+
+@pytest.mark.parametrize("fallback", [None, DeviceCommandError("u2 would not start")])
+async def test_without_a_fallback_the_screen_is_seen_in_its_screenshot_only(fallback: Exception | None) -> None:
+    driver = Refusing(100, fallback=fallback)
+    read = await AndroidStateProvider(driver, unavailable_retries=1, sleep=Pauses()).read(
+        observation_id="o", screen_size=(1080, 2400))
+    assert read.fallback == "screenshot_only" and read.ui.elements == []
+    assert read.ui.phone_state["controls_unavailable"].startswith("the screen never stops moving")
+    assert "No control list for this screen: the screen never stops moving" in read.ui.formatted_text
+    assert "click_at" in read.ui.formatted_text
+
+
+async def test_controls_under_the_keyboard_the_dump_does_not_show_are_left_out() -> None:
+    root = etree.fromstring(SCREEN_XML.split("?>", 1)[1].encode())
+    root.find(".//node[@class='android.widget.EditText']").set("focused", "true")
+    focused_field = etree.tostring(root, encoding="unicode")
+    driver = Refusing(0, keyboard=KeyboardState(True, (0, 1500, 1080, 2400)))
+    driver.xml = focused_field
+    ui = (await AndroidStateProvider(driver).read(observation_id="o", screen_size=(1080, 2400))).ui
+    assert ui.phone_state["keyboard_shown"] is True and "keyboard shown" in ui.formatted_text
+    scroll = [c for c in ui.elements if c.node.scrollable]
+    assert [(c.bounds.top, c.bounds.bottom) for c in scroll] == [(600, 1500)]  # cut at the keyboard's top
+    hidden = Refusing(0, keyboard=KeyboardState(False, None))
+    hidden.xml = focused_field
+    ui = (await AndroidStateProvider(hidden).read(observation_id="o", screen_size=(1080, 2400))).ui
+    assert [(c.bounds.top, c.bounds.bottom) for c in ui.elements if c.node.scrollable] == [(600, 2400)]
