@@ -133,6 +133,8 @@ class PerceptionSettings(_Strict):
     image_detail: Literal["low", "high", "auto"] = "high"
     send_clean_screenshot: bool = Field(default=False, description="also send the screenshot without numbers")
     dump_retries: int = Field(default=2, ge=0)
+    dump_refused_retries: int = Field(default=3, ge=0, description="a dump the phone refuses: tries again")
+    dump_retry_delay_seconds: float = Field(default=0.5, gt=0, description="the first pause; it doubles")
     annotate: bool = True
     settle_timeout_seconds: float = Field(default=3.0, ge=0, description="0 turns the stability check off")
     settle_interval_seconds: float = Field(default=0.3, ge=0)
