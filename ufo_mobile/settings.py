@@ -113,6 +113,9 @@ class DeviceSettings(_Strict):
     command_timeout_seconds: float = Field(default=20.0, gt=0)
     u2_start_timeout_seconds: float = Field(default=40.0, gt=0)
     u2_fallback: bool = True
+    label_cache_dir: str | None = Field(default="~/.cache/ufo_mobile/labels",
+                                        description="labels read from APKs, per device and version; None = memory")
+    display_id: str | None = Field(default=None, description="screencap -d on multi-display phones; None = the first")
     record_actions: bool = Field(default=True, description="write every action to <run>/actions.jsonl")
     stealth: bool = Field(default=False, description="human-like timing, tap points, swipes and typing")
     stealth_seed: int | None = None

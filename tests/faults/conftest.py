@@ -181,11 +181,14 @@ class ServedPhone:
 
 @pytest.fixture
 def served_phone(adb_server: PrivateAdbServer, tmp_path: Path) -> Iterator[ServedPhone]:
-    sim = Cli("sim", "--port", "0", "--profile", "kind", cwd=tmp_path)
+    sim = Cli("sim", "--port", "0", cwd=tmp_path)
     try:
         line = sim.wait_line("simulated phone listening on 127.0.0.1:")
         port = int(line.split("127.0.0.1:")[1].split(";")[0])
-        yield ServedPhone(sim, f"127.0.0.1:{port}", {"ANDROID_ADB_SERVER_PORT": str(adb_server.port)})
+        home = tmp_path / "home"  # a run's caches (app labels) stay in the test's directory
+        home.mkdir(exist_ok=True)
+        yield ServedPhone(sim, f"127.0.0.1:{port}", {"ANDROID_ADB_SERVER_PORT": str(adb_server.port),
+                                                     "HOME": str(home)})
     finally:
         sim.signal(signal.SIGKILL)  # stopped or not; its graceful Ctrl-C is tested in tests/integration
         sim.finish()

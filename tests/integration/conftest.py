@@ -4,8 +4,9 @@ emulated adbd, connected to it like a phone over Wi-Fi.
 * ``adb_server`` (session, from tests/conftest.py): the private adb server.
 * ``sim_device`` (function): a fresh ``SimPhone`` and ``EmulatedAdbd`` connected to that server.
   Attributes: ``serial``, ``phone``, ``adbd``, ``client``, ``device`` (``adbutils.AdbDevice``).
-  The device profile is ``kind`` unless the test asks for another one, by name or as a
-  ``RealismProfile``: ``@pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)``.
+  The device profile is the emulated adbd's default (``pixel-14``: a realistic phone) unless the
+  test asks for another one, by name or as a ``RealismProfile``:
+  ``@pytest.mark.parametrize("sim_device", ["kind"], indirect=True)``.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ class SimDevice:
 
 @pytest.fixture
 def sim_device(adb_server: PrivateAdbServer, request: pytest.FixtureRequest) -> Iterator[SimDevice]:
-    profile: str | RealismProfile = getattr(request, "param", "kind")
+    profile: str | RealismProfile | None = getattr(request, "param", None)
     phone = SimPhone()
     adbd = EmulatedAdbd(phone, profile=profile)
     runner = adbd.run_in_thread()

@@ -24,6 +24,11 @@ from ufo_mobile.sim.adbd import EmulatedAdbd
 
 pytestmark = pytest.mark.integration
 
+# The emulated adbd's basic services as adbutils and uiautomator2 use them, on the kind phone (its
+# focus lines for app_current, the ADB Keyboard, one window per u2 dump, a clipboard that works); the
+# realistic profiles' answers are tested in test_adbd_profiles*.py.
+KIND = pytest.mark.parametrize("sim_device", ["kind"], indirect=True)
+
 NOTES = "com.example.notes"
 SETTINGS = "com.android.settings"
 LAUNCHER = "com.android.launcher3"
@@ -99,6 +104,7 @@ def test_dump_hierarchy_matches_the_sim(sim_device: Any) -> None:
     assert d.shell("uiautomator dump /dev/tty").startswith("<?xml")
 
 
+@KIND
 def test_click_settings_icon_opens_settings_then_keys_go_back(sim_device: Any) -> None:
     d, phone = sim_device.device, sim_device.phone
     d.click(*center(phone.dump_hierarchy(), text="Settings"))
@@ -120,6 +126,7 @@ def test_swipe_scrolls_the_settings_list(sim_device: Any) -> None:
     assert phone.dump_hierarchy() != before
 
 
+@KIND
 def test_app_start_current_stop_and_list_packages(sim_device: Any) -> None:
     d, phone = sim_device.device, sim_device.phone
     d.app_start(NOTES)
@@ -166,6 +173,7 @@ def test_adb_cli_shell_exec_out_push_pull(sim_device: Any, adb_server: Any, tmp_
 # -- text input ---------------------------------------------------------------------------------------
 
 
+@KIND
 def test_adb_keyboard_broadcasts_type_hostile_strings_exactly(sim_device: Any) -> None:
     d = sim_device.device
     open_note_editor(sim_device)
@@ -222,6 +230,7 @@ def u2_device(sim_device: Any) -> Iterator[Any]:
     assert not sim_device.adbd.device.u2_running(9008)
 
 
+@KIND
 def test_uiautomator2_observes_the_sim(sim_device: Any, u2_device: Any) -> None:
     phone = sim_device.phone
     assert sim_device.device.sync.exists("/data/local/tmp/u2.jar")
@@ -234,6 +243,7 @@ def test_uiautomator2_observes_the_sim(sim_device: Any, u2_device: Any) -> None:
         u2_device.jsonrpc.noSuchMethod()
 
 
+@KIND
 def test_uiautomator2_acts_on_the_sim(sim_device: Any, u2_device: Any) -> None:
     phone = sim_device.phone
     u2_device.click(*center(phone.dump_hierarchy(), text="Settings"))

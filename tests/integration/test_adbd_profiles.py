@@ -77,6 +77,7 @@ def test_uiautomator2_dumps_the_animated_screen(sim_device: Any, u2_device: Any)
     assert 'text="Big Buck Bunny" resource-id="com.example.video:id/toolbar_title"' in xml
 
 
+@pytest.mark.parametrize("sim_device", ["kind"], indirect=True)
 def test_the_kind_phone_dumps_the_animated_screen(sim_device: Any) -> None:
     sim_device.phone.install(packaged_app(VIDEO))
     sim_device.device.app_start(VIDEO)

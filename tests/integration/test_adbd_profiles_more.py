@@ -117,6 +117,7 @@ def test_a_running_u2_server_breaks_uiautomator_dump_until_pkill(sim_device: Any
     assert d.shell("uiautomator dump /sdcard/x.xml") == "UI hierchary dumped to: /sdcard/x.xml"
 
 
+@pytest.mark.parametrize("sim_device", ["kind"], indirect=True)
 def test_the_kind_phone_dumps_beside_the_u2_server(sim_device: Any, u2_device: Any) -> None:
     assert u2_device.info["sdkInt"] == 34
     assert sim_device.device.shell("uiautomator dump /sdcard/x.xml") == "UI hierchary dumped to: /sdcard/x.xml"
@@ -207,6 +208,7 @@ def _center_of(phone: SimPhone, text: str) -> tuple[int, int]:
     return (left + right) // 2, (top + bottom) // 2
 
 
+@pytest.mark.parametrize("sim_device", ["kind"], indirect=True)
 def test_pixel_defaults_stay_off_for_the_kind_phone(sim_device: Any) -> None:
     assert sim_device.adbd.profile.name == "kind" and PIXEL.name == "pixel-14"
     with pytest.raises(adbutils.AdbError):

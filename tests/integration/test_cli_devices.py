@@ -15,6 +15,7 @@ import pytest
 from ufo_mobile.sim import SimPhone
 from ufo_mobile.sim.adb_server import free_port
 from ufo_mobile.sim.adbd import EmulatedAdbd
+from ufo_mobile.sim.profile import get_profile
 
 pytestmark = pytest.mark.integration
 
@@ -103,7 +104,10 @@ def test_sim_command_serves_a_phone_until_ctrl_c(adb_server: Any) -> None:
     assert "simulated phone stopped" in out
 
 
-@pytest.mark.parametrize("driver", ["adb", "u2"])
+# the scripted demo numbers the app's window alone (see test_drivers.ONE_WINDOW_PIXEL)
+@pytest.mark.parametrize(("driver", "sim_device"), [("adb", "pixel-14"),
+                                                    ("u2", get_profile("pixel-14").replace(window_roots=False))],
+                         indirect=["sim_device"])
 def test_run_with_device_serial(driver: str, sim_device: Any, adb_server: Any, tmp_path: Path) -> None:
     proc = cli(adb_server, "run", "config/tasks/demo.yaml", "--device", sim_device.serial, "--driver", driver,
                "--log-dir", str(tmp_path))

@@ -48,13 +48,14 @@ def make_driver(settings: DeviceSettings, *, logger: Any = None, phone: SimPhone
         from ufo_mobile.device.adb import AdbDriver
 
         return AdbDriver(settings.serial, client=adb_client(settings), timeout=settings.command_timeout_seconds,
-                         logger=logger)
+                         start_timeout=settings.u2_start_timeout_seconds, label_cache_dir=settings.label_cache_dir,
+                         display_id=settings.display_id, logger=logger)
     if settings.kind == "u2":
         from ufo_mobile.device.u2 import U2Driver
 
         return U2Driver(settings.serial, client=adb_client(settings), timeout=settings.command_timeout_seconds,
                         start_timeout=settings.u2_start_timeout_seconds, fallback=settings.u2_fallback,
-                        logger=logger)
+                        label_cache_dir=settings.label_cache_dir, display_id=settings.display_id, logger=logger)
     from ufo_mobile.device.sim import SimDriver
 
     return SimDriver(phone or build_sim_phone(settings.sim))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from ufo_mobile.device.base import AppInfo, CurrentApp, DeviceDriver
+from ufo_mobile.device.base import AppInfo, CurrentApp, DeviceDriver, KeyboardState
 
 if TYPE_CHECKING:
     pass
@@ -89,6 +89,12 @@ class DriverWrapper(DeviceDriver):
 
     async def get_ui_tree(self) -> str:
         return await self.inner.get_ui_tree()
+
+    async def fallback_ui_tree(self) -> str:
+        return await self.inner.fallback_ui_tree()
+
+    async def keyboard_state(self) -> KeyboardState:
+        return await self.inner.keyboard_state()
 
     async def get_date(self) -> str:
         return await self.inner.get_date()

@@ -5,8 +5,8 @@ unchanged. No AUTH is asked for; the banner advertises ``shell_v2,cmd`` only. Co
 streams run concurrently on one asyncio loop; ``run_in_thread`` hosts that loop for blocking callers.
 
 ``profile`` (a ``RealismProfile`` or a preset's name, see ``ufo_mobile.sim.profile``) decides how
-much the device behaves like a real phone; the default is ``kind`` (every dump works, every
-command exists).
+much the device behaves like a real phone; the default is ``pixel-14`` (refused dumps, no ADB
+Keyboard, a denied clipboard, hidden focus lines and all); ``kind`` answers every command kindly.
 
 Fault injection for tests (callable from any thread): ``disconnect()`` drops every connection,
 ``hang(prefix)`` makes matching shell commands (and JSON-RPC methods) hang until their stream

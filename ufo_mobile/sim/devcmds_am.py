@@ -1,19 +1,14 @@
 """Activity commands: ``am``, ``monkey``, ``cmd`` (``pm`` lives in ``devcmds_pm``), ``ime``, ``settings``.
 
-``am broadcast`` implements the ADB Keyboard IME (``com.android.adbkeyboard/.AdbIME``) where the device
-profile installs it: ``ADB_INPUT_TEXT`` (``--es msg``), ``ADB_INPUT_B64`` (base64 of UTF-8), ``ADB_INPUT_CHARS``
-(``--eia chars``), ``ADB_INPUT_CODE`` / ``ADB_EDITOR_CODE`` (``--ei code``) and ``ADB_CLEAR_TEXT``. As on
-a phone, its receiver only listens while it is the selected input method (``ime set``).
+``am broadcast`` reaches the input methods' receivers (``devcmds_ime``: the ADB Keyboard where the
+device profile installs it, uiautomator2's AdbKeyboard once its APK is installed). As on a phone, a
+receiver only listens while its input method is the selected one (``ime set``).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-
-from ufo_mobile.sim import devcmds_pm
-from ufo_mobile.sim.devcmds_input import input_, press_keycode, type_text
-from ufo_mobile.sim.devstate import ADB_IME, DeviceState
+from ufo_mobile.sim import devcmds_ime, devcmds_pm
+from ufo_mobile.sim.devcmds_input import input_
 from ufo_mobile.sim.intents import (
     FLAG_RECEIVER_FROM_SHELL,
     Intent,
@@ -54,43 +49,15 @@ async def _am_start(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
-def _adb_keyboard(device: DeviceState, intent: Intent) -> None:
-    """The ADB Keyboard's broadcast receiver (only registered while it is the current IME). The
-    released APK registers it when its input view is created (senzhk/ADBKeyBoard, before commit
-    01a2fde), so the first ``adb_keyboard_late`` broadcasts after ``ime set`` reach nobody."""
-    action = intent.action or ""
-    if device.current_ime() != ADB_IME or not action.startswith(("ADB_INPUT_", "ADB_CLEAR_TEXT", "ADB_EDITOR_")):
-        return
-    with device.lock:
-        if device.adb_keyboard_deaf > 0:
-            device.adb_keyboard_deaf -= 1
-            return
-    msg = intent.extras.get("msg")
-    if action == "ADB_INPUT_TEXT" and msg is not None:
-        type_text(device, msg)
-    elif action == "ADB_INPUT_B64" and msg is not None:
-        try:
-            type_text(device, base64.b64decode(msg, validate=False).decode("utf-8"))
-        except (binascii.Error, UnicodeDecodeError):
-            return
-    elif action == "ADB_INPUT_CHARS" and "chars" in intent.extras:
-        codes = [int(code) for code in intent.extras["chars"].split(",") if code.strip().isdigit()]
-        type_text(device, "".join(chr(code) for code in codes if code < 0x110000))
-    elif action in ("ADB_INPUT_CODE", "ADB_EDITOR_CODE") and intent.extras.get("code", "").isdigit():
-        press_keycode(device, 66 if action == "ADB_EDITOR_CODE" else int(intent.extras["code"]))
-    elif action == "ADB_CLEAR_TEXT":
-        type_text(device, "", clear=True)
-
-
 async def _am_broadcast(ctx: Ctx, args: list[str]) -> int:
-    """``am broadcast``: ``result=0`` whether or not a receiver got it (IntentReceiver prints the
-    result code, and nobody sets one)."""
+    """``am broadcast``: IntentReceiver prints the result code and data the receivers left
+    (``devcmds_ime``): ``result=0`` when nobody got it, or nobody set one."""
     intent = parse_intent(args)
     if ctx.device.profile.broadcast_flags:
         intent.flags |= FLAG_RECEIVER_FROM_SHELL
     await ctx.out(f"Broadcasting: {intent.describe()}\n")
-    _adb_keyboard(ctx.device, intent)
-    await ctx.out("Broadcast completed: result=0\n")
+    code, data = devcmds_ime.deliver(ctx.device, intent)
+    await ctx.out(f"Broadcast completed: result={code}" + (f', data="{data}"' if data is not None else "") + "\n")
     return 0
 
 

@@ -41,6 +41,9 @@ _CHARS.update({7 + i: str(i) for i in range(10)})
 _SOURCES = {"keyboard", "mouse", "joystick", "touchnavigation", "touchpad", "trackball", "stylus", "dpad",
             "gesture", "touchscreen", "gamepad", "rotaryencoder"}
 META_SHIFT_ON = 1
+META_CTRL_ON = 0x1000
+KEYCODE_A = 29
+_CTRL_KEYS = (113, 114)  # CTRL_LEFT, CTRL_RIGHT
 INJECT_DENIED = "java.lang.SecurityException: Injecting to another application requires INJECT_EVENTS permission"
 _INJECTING = {"tap": ("injectMotionEvent", "sendTap"), "swipe": ("injectMotionEvent", "sendSwipe"),
               "draganddrop": ("injectMotionEvent", "sendDragAndDrop"), "press": ("injectMotionEvent", "sendTap"),
@@ -67,8 +70,13 @@ def keycode_of(text: str) -> int | None:
 
 
 def press_keycode(device: DeviceState, code: int, meta: int = 0) -> None:
-    """What pressing ``code`` does on the sim: its own keys act, character keys type into the focus."""
+    """What pressing ``code`` does on the sim: its own keys act, character keys type into the focus;
+    with CTRL held, ``A`` selects all of the focused field (other shortcuts do nothing here)."""
     phone = device.phone
+    if meta & META_CTRL_ON:
+        if code == KEYCODE_A and phone.focused_field() is not None:
+            phone.press_key("select_all")
+        return
     if keys.key_name(code) is not None:
         phone.press_key(code)
         return
@@ -173,6 +181,20 @@ async def _keyevent(ctx: Ctx, args: list[str]) -> int:
     return 0
 
 
+async def _keycombination(ctx: Ctx, args: list[str]) -> int:
+    """The keys pressed together: CTRL (113, 114) is a modifier of the others."""
+    codes = [keycode_of(name) for name in args]
+    if len(codes) < 2:
+        raise InputUsageError("keycombination requires at least two key codes")
+    if None in codes:
+        return await ctx.fail(f"Error: Unknown keycode {args[codes.index(None)]}")
+    meta = META_CTRL_ON if any(code in _CTRL_KEYS for code in codes) else 0
+    for code in codes:
+        if code is not None and code not in _CTRL_KEYS:
+            press_keycode(ctx.device, code, meta)
+    return 0
+
+
 async def _text(ctx: Ctx, args: list[str]) -> int:
     if not args:
         raise InputUsageError("text requires an argument")
@@ -229,7 +251,7 @@ async def input_(ctx: Ctx, args: list[str]) -> int:
         if command == "keyevent":
             return await _keyevent(ctx, params)
         if command == "keycombination":
-            return await _keyevent(ctx, [p for p in params if not p.startswith("-")])
+            return await _keycombination(ctx, [p for p in params if not p.startswith("-")])
         if command == "text":
             return await _text(ctx, params)
         return _gesture(ctx, command, params)

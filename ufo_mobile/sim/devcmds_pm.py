@@ -1,5 +1,6 @@
 """``pm`` and ``cmd package``: list, path, clear, resolve-activity and query-activities over the
-device's ``PackageManager``, printed as Android's PackageManagerShellCommand prints them.
+device's ``PackageManager``, printed as Android's PackageManagerShellCommand prints them (install
+and uninstall live in ``devcmds_install``).
 
 ``query-activities`` (PackageManagerShellCommand.runQueryIntentActivities) prints ``N activities
 found:`` then ``  Activity #i:`` blocks: with ``--brief`` the ResolveInfo line and the short
@@ -9,6 +10,7 @@ prints only the components. No output ever carries an app's label: Android keeps
 
 from __future__ import annotations
 
+from ufo_mobile.sim import devcmds_install
 from ufo_mobile.sim.intents import Intent, IntentError, parse_intent, short_activity, without_user
 from ufo_mobile.sim.packages import Package
 from ufo_mobile.sim.phone import LAUNCHER
@@ -66,6 +68,10 @@ async def pm(ctx: Ctx, args: list[str]) -> int:
         return await _resolve_activity(ctx, rest)
     if sub == "query-activities":
         return await _query_activities(ctx, rest)
+    if sub == "install":
+        return await devcmds_install.install(ctx, rest)
+    if sub == "uninstall":
+        return await devcmds_install.uninstall(ctx, rest)
     await ctx.err(f"Unknown command: {sub}\n" if sub else "usage: pm [list|path|clear|resolve-activity] ...\n")
     return 1
 

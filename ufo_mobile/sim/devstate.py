@@ -139,6 +139,7 @@ class DeviceState:
         self._null_roots = 0
         self._window_dumps = 0
         self.adb_keyboard_deaf = 0  # broadcasts the ADB Keyboard's late receiver still misses
+        self._imes: list[str] = list(self.profile.known_imes)  # grows when an IME's APK is installed
         self._prepare_phone()
         self.packages = PackageManager(self.phone, self.profile)
         if self.packages.realistic:
@@ -156,7 +157,22 @@ class DeviceState:
 
     def known_imes(self) -> tuple[str, ...]:
         """Every installed input method (``ime list -a``)."""
-        return self.profile.known_imes
+        with self.lock:
+            return tuple(self._imes)
+
+    def add_ime(self, ime: str) -> None:
+        """An installed APK brought an input method (``pm install``)."""
+        with self.lock:
+            if ime not in self._imes:
+                self._imes.append(ime)
+
+    def remove_imes(self, package: str) -> None:
+        """``pm uninstall``: the package's input methods go, and with them its selection."""
+        with self.lock:
+            self._imes = [ime for ime in self._imes if ime.partition("/")[0] != package]
+            self.set_enabled_imes([ime for ime in self.enabled_imes() if ime in self._imes])
+            if self.current_ime() not in self._imes:
+                self.settings["secure"]["default_input_method"] = self.profile.ime
 
     def enabled_imes(self) -> list[str]:
         with self.lock:

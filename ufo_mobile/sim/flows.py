@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.ui.state import build_ui_state
+from ufo_mobile.errors import DumpUnavailableError
+from ufo_mobile.ui.state import UIState, build_ui_state
+
+DUMP_ATTEMPTS = 6  # a realistic phone refuses the first dump after a launch (null root)
+
+
+async def read_screen(driver: DeviceDriver, observation_id: str) -> UIState:
+    """The screen, the dump tried again (after a growing pause) while the phone refuses it."""
+    for attempt in range(DUMP_ATTEMPTS):
+        try:
+            return build_ui_state(await driver.get_ui_tree(), observation_id=observation_id)
+        except DumpUnavailableError:
+            if attempt == DUMP_ATTEMPTS - 1:
+                raise
+            await asyncio.sleep(0.05 * 2 ** attempt)
+    raise AssertionError("unreachable")
 
 
 async def focus_new_note_title(driver: DeviceDriver) -> None:
     """Open Notes, start a new note and focus its title field, found by reading the screen."""
     await driver.start_app("com.example.notes")
-    ui = build_ui_state(await driver.get_ui_tree(), observation_id="flow-1")
+    ui = await read_screen(driver, "flow-1")
     new = next(c for c in ui.elements if "New note" in (c.label, c.description))
     await driver.tap(*new.center)
-    ui = build_ui_state(await driver.get_ui_tree(), observation_id="flow-2")
+    ui = await read_screen(driver, "flow-2")
     title = next(c for c in ui.elements if c.node.resource_id.endswith("title_field"))
     await driver.tap(*title.center)

@@ -90,16 +90,21 @@ class PackageManager:
         self._catalog = {entry.package: entry for entry in catalog()} if profile.many_packages else {}
         self._lock = threading.Lock()
         self._fixed = [self._from_catalog(entry) for entry in self._catalog.values()]
+        self._installed: dict[str, tuple[Package, CatalogEntry]] = {}  # by ``pm install``
 
     @property
     def realistic(self) -> bool:
         return bool(self._catalog)
 
     def packages(self) -> list[Package]:
-        """Every installed package: the catalog's in its order, then the phone's own apps."""
-        found = list(self._fixed)
+        """Every installed package: the catalog's in its order, those ``pm install`` added, then the
+        phone's own apps."""
+        with self._lock:
+            installed = dict(self._installed)
+        found = [package for package in self._fixed if package.name not in installed]
+        found += [package for package, _ in installed.values()]
         for index, app in enumerate(self._phone.installed_apps()):
-            if app.package not in self._catalog:
+            if app.package not in self._catalog and app.package not in installed:
                 spec = self._phone.app(app.package)
                 found.append(self._from_phone(app.package, app.label, spec.activity_of(spec.start), index))
         return found
@@ -133,13 +138,30 @@ class PackageManager:
         installed = {app.package for app in self._phone.installed_apps()}
         if name in installed:
             return True
-        entry = self._catalog.get(name)
+        with self._lock:
+            added = self._installed.get(name)
+        entry = added[1] if added is not None else self._catalog.get(name)
         if entry is None or entry.activity is None:
             return False
         with self._lock:
             if name not in {app.package for app in self._phone.installed_apps()}:
                 self._phone.install(placeholder_app(entry))
         return True
+
+    def install(self, name: str, label: str, activity: str | None, version: tuple[int, str]) -> Package:
+        """Register an APK ``pm install`` read (the caller writes its bytes at the returned path)."""
+        path = real_apk_path(name, False) if self.realistic else kind_apk_path(name)
+        uid = FIRST_APP_UID + 800 + zlib.crc32(name.encode()) % 100
+        package = Package(name, label, False, activity, version[0], version[1], path, uid)
+        with self._lock:
+            self._installed[name] = (package, CatalogEntry(name, label, False, activity))
+        return package
+
+    def uninstall(self, name: str) -> Package | None:
+        """Forget a package ``pm install`` added; None if it was not one of those."""
+        with self._lock:
+            removed = self._installed.pop(name, None)
+        return None if removed is None else removed[0]
 
     # -- APK files ---------------------------------------------------------------------------------
 

@@ -147,7 +147,12 @@ class SimPhone:
     def keyboard_shown(self) -> bool:
         """Whether the soft keyboard is up (it is on, and a text field has focus)."""
         with self._lock:
-            return self.soft_keyboard and self._top().focus is not None
+            return self.soft_keyboard and self._top().keyboard_up
+
+    def hide_keyboard(self) -> None:
+        """The input method hides itself; the field keeps its focus (a tap on it shows it again)."""
+        with self._lock:
+            self._top().keyboard_hidden = True
 
     def screen_spec(self) -> Screen:
         """The spec of the screen shown (its ``animated`` and ``secure`` flags, ...)."""
@@ -179,7 +184,7 @@ class SimPhone:
                             status_height=layout.status_height, nav_height=layout.nav_height,
                             dark=truthy(settings.get("dark_theme")), toast=self._toast,
                             app_color=app.color, background=app.screens[frame.screen].background,
-                            keyboard=self.soft_keyboard and frame.focus is not None)
+                            keyboard=self.soft_keyboard and frame.keyboard_up)
 
     def dump_hierarchy(self) -> str:
         """The current screen as uiautomator XML."""
@@ -321,7 +326,7 @@ class SimPhone:
             self._run(view.spec.on_tap, view)
 
     def _focus(self, view: View) -> None:
-        self._top().focus, self._top().select_all = view.bind, False
+        self._top().focus_on(view.bind)
 
     def _run(self, effects: Sequence[Effect], view: View) -> None:
         if not effects:

@@ -1,9 +1,10 @@
 """``RealismProfile``: how much the emulated phone behaves like a real one, one switch per behaviour.
 
-The emulated adbd answers kindly by default (``kind``: every dump works, every command exists). A
-realistic profile makes it answer as the phones drivers meet do, each quirk a field of its own so a
-test can isolate it with ``dataclasses.replace``. Every behaviour is deterministic: counts instead
-of timing, and a seed (``seed``) for the one thing real phones do in arbitrary order.
+The emulated adbd answers as the phones drivers meet do by default (``pixel-14``); the ``kind``
+profile answers kindly (every dump works, every command exists) for the tests that need that. Each
+quirk is a field of its own so a test can isolate it with ``dataclasses.replace``. Every behaviour
+is deterministic: counts instead of timing, and a seed (``seed``) for the one thing real phones do
+in arbitrary order.
 
 Presets (``PROFILES``): ``kind``; ``pixel-14`` (Android 14, Google; the realistic one);
 ``foldable-14`` (pixel-14 plus a second display); ``android-10`` (older behaviours);
@@ -19,13 +20,16 @@ LATIN_IME = "com.android.inputmethod.latin/.LatinIME"
 GBOARD_IME = "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME"
 VOICE_IME = "com.google.android.googlequicksearchbox/com.google.android.voicesearch.ime.VoiceInputMethodService"
 ADB_IME = "com.android.adbkeyboard/.AdbIME"
+#: uiautomator2's own input method, in the app-uiautomator.apk it installs (``adb install``) when missing
+U2_IME = "com.github.uiautomator/.AdbKeyboard"
+U2_APP = "com.github.uiautomator"
 #: MIUI keeps its "USB debugging (Security settings)" switch in this system property; the
 #: developer-options toggle sets it (scrcpy FAQ, "Mouse and keyboard do not work"; shell cannot
 #: setprop it). The emulated phone has no such screen: ``settings put global`` of the same name
 #: stands in for the toggle and sets the property too.
 MIUI_INPUT_SWITCH = "persist.security.adbinput"
 OPTIONAL_APPS = ("com.example.video", "com.example.bank")
-DEFAULT_PROFILE = "kind"        # EmulatedAdbd's default (until the drivers cope with pixel-14)
+DEFAULT_PROFILE = "pixel-14"    # EmulatedAdbd's default: a phone as real as the profiles make it
 SIM_COMMAND_PROFILE = "pixel-14"  # ``python -m ufo_mobile sim --profile`` default
 
 
@@ -125,7 +129,7 @@ def profile_names() -> list[str]:
 
 
 def get_profile(profile: str | RealismProfile | None = None) -> RealismProfile:
-    """A preset by name, a profile as given, or the default (``kind``) for None."""
+    """A preset by name, a profile as given, or the default (``pixel-14``) for None."""
     if profile is None:
         return PROFILES[DEFAULT_PROFILE]
     if isinstance(profile, RealismProfile):

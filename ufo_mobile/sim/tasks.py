@@ -20,6 +20,15 @@ class Frame:
     scroll: dict[str, int] = field(default_factory=dict)
     focus: str | None = None
     select_all: bool = False
+    keyboard_hidden: bool = False  # the IME hid itself (ADB_KEYBOARD_HIDE) until a field is tapped again
+
+    @property
+    def keyboard_up(self) -> bool:
+        """A text field has focus and the input method has not hidden itself."""
+        return self.focus is not None and not self.keyboard_hidden
+
+    def focus_on(self, bind: str | None) -> None:
+        self.focus, self.select_all, self.keyboard_hidden = bind, False, False
 
 
 class Tasks:

@@ -13,13 +13,15 @@ from ufo_mobile.sim import SimPhone
 from ufo_mobile.sim.devcmds_input import android_input_text
 from ufo_mobile.sim.devshell import DeviceShell, builtin_commands
 from ufo_mobile.sim.devstate import ADB_IME, DeviceState
+from ufo_mobile.sim.profile import get_profile
 from ufo_mobile.sim.shio import BufferSink, BytesSource, ShellIO
 from ufo_mobile.sim.shparse import ShellSyntaxError, parse
 
 
 @pytest.fixture
 def device() -> DeviceState:
-    return DeviceState(SimPhone(), "sim")
+    """The kind phone: these tests are about the shell and its commands, not a profile's quirks."""
+    return DeviceState(SimPhone(), "sim", profile=get_profile("kind"))
 
 
 async def run(device: DeviceState, script: str, stdin: bytes = b"", shell: DeviceShell | None = None

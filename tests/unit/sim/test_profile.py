@@ -62,8 +62,8 @@ async def server_started(device: DeviceState) -> None:
 
 def test_presets_by_name_object_or_default() -> None:
     assert profile_names() == ["kind", "pixel-14", "foldable-14", "android-10", "xiaomi-13"]
-    assert get_profile() is KIND and get_profile("kind") is KIND
     pixel = get_profile("pixel-14")
+    assert get_profile() is pixel and get_profile("kind") is KIND  # the realistic phone is the default
     assert get_profile(pixel) is pixel
     assert (pixel.release, pixel.sdk, pixel.vendor, pixel.ime) == ("14", 34, "Google", GBOARD_IME)
     with pytest.raises(ValueError, match="unknown device profile 'pixel-99'"):

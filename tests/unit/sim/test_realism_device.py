@@ -272,5 +272,5 @@ def test_tasks_are_listed_most_recent_first() -> None:
     assert [top.package for top in phone.task_tops()] == ["com.android.launcher3", NOTES]
 
 
-def test_device_state_profile_defaults_to_kind() -> None:
-    assert DeviceState(SimPhone(), "sim").profile is get_profile("kind")
+def test_device_state_profile_defaults_to_the_realistic_phone() -> None:
+    assert DeviceState(SimPhone(), "sim").profile is get_profile("pixel-14")

@@ -1,0 +1,168 @@
+"""``AdbBase``: the connection and plumbing every part of ``AdbDriver`` stands on.
+
+Picking the device, ``adb connect`` for ``host:port`` serials, and the three ways to run something:
+``_call`` (a blocking adbutils function through ``call_blocking``: a daemon thread, a timeout, one
+error mapping), ``_shell`` (a shell command's text, failing on a non-zero exit) and ``_exec_bytes``
+(a command's raw standard output). Waits between polls go through ``_sleep``, injected for tests.
+The mixins (``adb_text``, ``adb_apps``, ``adb_screen``, ``adb_dump``) build on these; ``AdbDriver``
+(``adb.py``) puts them together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import adbutils
+import structlog
+
+from ufo_mobile.device.base import DeviceDriver
+from ufo_mobile.device.blocking import call_blocking
+from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError
+
+Sleep = Callable[[float], Awaitable[None]]
+POLL_ATTEMPTS = 8       # polls of a state the phone reaches on its own (an IME binding, a package registered)
+POLL_FIRST_DELAY = 0.1  # seconds; doubled after each poll, at most POLL_MAX_DELAY
+POLL_MAX_DELAY = 2.0
+
+
+class AdbBase(DeviceDriver):
+    """Connection, plumbing and the per-connection facts the mixins cache."""
+
+    def __init__(self, serial: str | None = None, *, client: adbutils.AdbClient | None = None,
+                 timeout: float = 20.0, start_timeout: float = 40.0, label_cache_dir: str | Path | None = None,
+                 display_id: str | None = None, logger: Any = None, sleep: Sleep = asyncio.sleep) -> None:
+        self.serial = serial or "?"
+        self._wanted = serial
+        self._client = client or adbutils.AdbClient()
+        self._timeout = timeout
+        self._start_timeout = start_timeout
+        self._label_cache_dir = Path(label_cache_dir).expanduser() if label_cache_dir is not None else None
+        self._display_id = display_id
+        self._sleep = sleep
+        self._device: adbutils.AdbDevice | None = None
+        self._shell_v2 = False
+        self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.device")
+        self._forget_connection()
+
+    def _forget_connection(self) -> None:
+        """Facts learnt from the phone, asked again after each ``connect``."""
+        self._imes: list[str] | None = None
+        self._sdk: int | None = None
+        self._displays: list[str] | None = None
+        self._labels: dict[str, tuple[int, str]] = {}
+
+    # --- connection ------------------------------------------------------------------------
+
+    async def connect(self) -> None:
+        device = await call_blocking(self._resolve, limit=self._timeout * 2, serial=self.serial, what="connect")
+        self._device = device
+        self._forget_connection()
+        self.serial = device.serial or self.serial
+        features = await self._call(device.get_features, what="features")
+        self._shell_v2 = "shell_v2" in str(features)
+
+    def _resolve(self) -> adbutils.AdbDevice:
+        """Pick the device: the named one (``adb connect``-ing ``host:port`` serials) or the only one."""
+        wanted = self._wanted
+        if wanted and ":" in wanted and wanted not in {d.serial for d in self._client.device_list()}:
+            answer = str(self._client.connect(wanted, timeout=self._timeout)).strip()
+            # adb answers at once: "connected to H:P", "already connected to H:P", or why not
+            # ("failed to connect to 'H:P': Connection refused"); only an unauthorized phone is
+            # worth waiting for, and the state check below explains that case.
+            if not answer.startswith(("connected to", "already connected to", "failed to authenticate")):
+                raise DeviceDisconnectedError(f"adb connect {wanted}: {answer or 'no answer'}", serial=wanted)
+            if not answer.startswith("failed to authenticate"):
+                self._client.wait_for(wanted, state="device", timeout=self._timeout)
+        states = {serial: state for serial, state in _list_states(self._client)}
+        if wanted is None:
+            ready = [s for s, state in states.items() if state == "device"]
+            if len(ready) != 1:
+                listing = ", ".join(f"{s} ({st})" for s, st in states.items()) or "none"
+                raise DeviceDisconnectedError(
+                    f"{'no' if not ready else 'more than one'} device ready; pass --device SERIAL. Seen: {listing}",
+                    serial="-")
+            wanted = ready[0]
+        state = states.get(wanted)
+        if state is None:
+            raise DeviceDisconnectedError(f"device {wanted} not found by the adb server", serial=wanted)
+        if state != "device":
+            hint = {"unauthorized": "accept the USB debugging prompt on the phone",
+                    "offline": "reconnect the cable or run 'adb reconnect'"}.get(state, "")
+            raise DeviceDisconnectedError(f"device {wanted} is {state}" + (f": {hint}" if hint else ""), serial=wanted)
+        return self._client.device(wanted)
+
+    async def ensure_connected(self) -> None:
+        if self._device is None:
+            await self.connect()
+            return
+        await self._shell("true", what="ping")
+
+    async def close(self) -> None:
+        self._device = None
+
+    @property
+    def device(self) -> adbutils.AdbDevice:
+        if self._device is None:
+            raise DeviceDisconnectedError("not connected (call connect first)", serial=self.serial)
+        return self._device
+
+    @property
+    def client(self) -> adbutils.AdbClient:
+        """The adb server client this driver (and the uiautomator2 it starts) talks through."""
+        return self._client
+
+    # --- plumbing --------------------------------------------------------------------------
+
+    async def _call(self, fn: Any, *args: Any, what: str, limit: float | None = None, **kwargs: Any) -> Any:
+        """Call a blocking library function; ``kwargs`` go to ``fn``, ``limit`` bounds the wait."""
+        return await call_blocking(partial(fn, *args, **kwargs), limit=limit or self._timeout,
+                                   serial=self.serial, what=what)
+
+    async def _shell(self, command: str, *, what: str, check: bool = True, seconds: float | None = None) -> str:
+        """Run ``command`` in the device shell; raise ``DeviceCommandError`` on a non-zero exit."""
+        limit = seconds or self._timeout
+        # adbutils gets the same limit, so a timed-out call also closes its socket and ends its thread
+        result = await self._call(self.device.shell2, command, timeout=limit, v2=self._shell_v2,
+                                  what=what, limit=limit + 1.0)
+        output = str(result.output)
+        if check and result.returncode != 0:
+            raise DeviceCommandError(f"{what}: exit {result.returncode}: {output.strip()[:300]}", serial=self.serial)
+        return output
+
+    async def _exec_bytes(self, command: str, *, what: str) -> bytes:
+        """The raw standard output of ``command`` (no terminal: binary-safe). Messages the command
+        prints on stderr are merged in, so callers send them elsewhere or look past them."""
+        data = await self._call(self.device.shell, command, encoding=None, timeout=self._timeout, what=what,
+                                limit=self._timeout + 1.0)
+        return bytes(data)
+
+    def _exec_bytes_blocking(self, command: str) -> bytes:
+        """``_exec_bytes`` for code that already runs on a worker thread (the APK reader)."""
+        return bytes(self.device.shell(command, encoding=None, timeout=self._timeout))
+
+    async def _sdk_level(self) -> int:
+        """``ro.build.version.sdk`` (0 when the phone does not say)."""
+        if self._sdk is None:
+            value = (await self._shell("getprop ro.build.version.sdk", what="sdk", check=False)).strip()
+            self._sdk = int(value) if value.isdigit() else 0
+        return self._sdk
+
+    async def _poll(self, ready: Callable[[], Awaitable[bool]], *, attempts: int = POLL_ATTEMPTS) -> bool:
+        """Ask ``ready()`` until it says yes, at most ``attempts`` times, pausing longer each time."""
+        delay = POLL_FIRST_DELAY
+        for attempt in range(attempts):
+            if await ready():
+                return True
+            if attempt < attempts - 1:
+                await self._sleep(delay)
+                delay = min(POLL_MAX_DELAY, delay * 2)
+        return False
+
+
+def _list_states(client: adbutils.AdbClient) -> list[tuple[str, str]]:
+    """``(serial, state)`` for every device the server knows, unauthorized and offline included."""
+    return [(info.serial, info.state) for info in client.list()]
