@@ -13,9 +13,12 @@ is being read, and then give the screenshot's size to the parse.
 Real phones refuse dumps at times: ``ERROR: could not get idle state.`` on animated screens (video,
 spinners, ads), ``ERROR: null root node returned by UiTestAutomationBridge.`` for a moment after an
 app changes. Such a dump (``DumpUnavailableError`` from the driver) is tried again after a growing
-pause, ``dump_unavailable_retries`` times; then the driver's fallback dumper is asked
+pause, ``unavailable_retries`` times; then the driver's fallback dumper is asked
 (``fallback_ui_tree``: uiautomator2, which does not wait for idle), and when there is none, or it
 fails too, the screen is observed from its screenshot alone: no controls, and a text that says why.
+An ``idle`` refusal goes to the fallback dumper at once when the driver has one: the phone already
+waited up to 10 s for the screen to settle before refusing (AOSP DumpCommand's ``waitForIdle``), and
+a video plays on, so another plain dump would cost the same again for the same answer.
 When the device reports the soft keyboard and the dump does not show it (``uiautomator dump`` holds
 the app's window only), the controls under it are left out: a tap there would hit a key.
 Every read says how it went (``StateRead``), and the step records it.
@@ -130,7 +133,7 @@ class AndroidStateProvider:
         while True:
             if isinstance(xml, DumpFailure):
                 refusals.append(xml.kind)
-                if len(refusals) > self.unavailable_retries:
+                if len(refusals) > self.unavailable_retries or self._fallback_now(xml):
                     return await self._fallback(observation_id, screen_size, xml, attempts, refusals)
                 self._log.warning("ui_dump_refused", observation=observation_id, attempt=attempts, kind=xml.kind,
                                   error=xml.message)
@@ -145,6 +148,10 @@ class AndroidStateProvider:
                                       error=str(exc))
             attempts += 1
             xml = await self.fetch()
+
+    def _fallback_now(self, failure: DumpFailure) -> bool:
+        """Whether to skip the remaining retries (module docstring: an animated screen)."""
+        return failure.kind == "idle" and self.driver.supports("fallback_ui_tree")
 
     async def _parse(self, xml: str, observation_id: str, screen_size: tuple[int, int] | None) -> UIState:
         if self._redact is not None:

@@ -104,13 +104,30 @@ async def test_a_refused_dump_is_tried_again_after_growing_pauses() -> None:
     assert read.ui.elements[0].label == "Wi-Fi"
 
 
-async def test_a_screen_that_never_settles_falls_back_to_the_other_dumper() -> None:
+async def test_a_screen_that_never_settles_falls_back_to_the_other_dumper_at_once() -> None:
+    # each refusal cost the phone its 10 s wait for idle already: no second plain dump
     pauses = Pauses()
     driver = Refusing(100, fallback=SCREEN_XML)
     read = await AndroidStateProvider(driver, unavailable_retries=2, sleep=pauses).read(observation_id="o",
                                                                                       screen_size=(1080, 2400))
-    assert (read.fallback, read.refusals, driver.dumps, pauses.waits) == ("fallback_dump", ["idle"] * 3, 3, [0.5, 1.0])
+    assert (read.fallback, read.refusals, driver.dumps, pauses.waits) == ("fallback_dump", ["idle"], 1, [])
     assert read.ui.elements[0].label == "Wi-Fi"
+
+
+async def test_other_refusals_are_tried_again_before_the_fallback_dumper() -> None:
+    pauses = Pauses()
+    driver = Refusing(100, "null_root", fallback=SCREEN_XML)
+    read = await AndroidStateProvider(driver, unavailable_retries=2, sleep=pauses).read(observation_id="o",
+                                                                                      screen_size=(1080, 2400))
+    assert (read.fallback, read.refusals, driver.dumps, pauses.waits) == (
+        "fallback_dump", ["null_root"] * 3, 3, [0.5, 1.0])
+
+
+async def test_without_a_fallback_dumper_an_animated_screen_is_tried_again() -> None:
+    pauses = Pauses()
+    read = await AndroidStateProvider(Refusing(2), unavailable_retries=3, sleep=pauses).read(
+        observation_id="o", screen_size=(1080, 2400))
+    assert (read.fallback, read.refusals, pauses.waits) == (None, ["idle"] * 2, [0.5, 1.0])
 
 
 @pytest.mark.parametrize("fallback", [None, DeviceCommandError("u2 would not start")])
