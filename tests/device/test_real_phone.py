@@ -10,9 +10,11 @@ import os
 
 import pytest
 
-from ufo_mobile.device.adb import AdbDriver, typeable_with_input_text
+from ufo_mobile.device.adb import AdbDriver, label_for
+from ufo_mobile.device.adb_text import NO_INPUT_METHOD
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.device.u2 import U2Driver
+from ufo_mobile.errors import DeviceCommandError, DumpUnavailableError
 from ufo_mobile.processors.data_collection import png_size
 from ufo_mobile.ui.state import build_ui_state
 
@@ -54,8 +56,6 @@ async def test_open_settings_and_go_home(kind: str) -> None:
 @pytest.mark.parametrize("text", ["wifi", "a'b\"c;d$(e)`f`", "蓝牙 🙂"])
 async def test_typing_into_settings_search(kind: str, text: str) -> None:
     driver = await make(kind)
-    if kind == "adb" and not typeable_with_input_text(text):
-        pytest.skip("plain adb types non-ASCII only through the ADB Keyboard IME")
     await driver.start_app(SETTINGS)
     ui = build_ui_state(await driver.get_ui_tree(), observation_id="s")
     search = next((c for c in ui.elements if "search" in (c.label + c.description + c.node.resource_id).lower()),
@@ -63,8 +63,41 @@ async def test_typing_into_settings_search(kind: str, text: str) -> None:
     if search is None:
         pytest.skip("this Settings app shows no search field on its first screen")
     await driver.tap(*search.center)
-    await driver.input_text(text, clear=True)
+    try:
+        await driver.input_text(text, clear=True)
+    except DeviceCommandError as exc:
+        if NO_INPUT_METHOD in str(exc):
+            pytest.skip("plain adb types non-ASCII only through an input method this phone lacks")
+        raise
     ui = build_ui_state(await driver.get_ui_tree(), observation_id="t")
     assert any(text in c.label for c in ui.elements if c.editable), ui.formatted_text
+    keyboard = await driver.keyboard_state()
+    if keyboard.shown:
+        assert keyboard.frame is not None and keyboard.frame[1] > 0
     await driver.press_key("back")
     await driver.press_key("home")
+    await driver.close()
+
+
+@pytest.mark.parametrize("kind", ["adb", "u2"])
+async def test_launchable_apps_carry_their_labels(kind: str) -> None:
+    driver = await make(kind)
+    apps = await driver.get_apps()
+    assert SETTINGS in {app.package for app in apps}
+    assert len(apps) < len(await driver.list_packages())  # launchable ones only
+    read = [app for app in apps if app.label != label_for(app.package)]
+    assert len(read) >= len(apps) // 2, apps  # labels from the APKs, not guessed from package names
+    await driver.close()
+
+
+async def test_closing_u2_leaves_uiautomator_dump_working() -> None:
+    u2_driver = await make("u2")
+    await u2_driver.get_ui_tree()
+    await u2_driver.close()
+    adb = await make("adb")
+    for _ in range(3):  # a refusal for an animation is fine; a conflict with a server left running is not
+        try:
+            assert "<hierarchy" in await adb.get_ui_tree()
+            break
+        except DumpUnavailableError as exc:
+            assert exc.kind != "conflict", exc

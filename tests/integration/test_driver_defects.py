@@ -270,6 +270,21 @@ async def test_11_select_all_on_android_10_through_u2_or_a_clear_error(sim_devic
         await plain.press_key("select_all")
 
 
+# -- 11. Xiaomi refuses injected input until "USB debugging (Security settings)" is on ------------------------------
+
+
+@pytest.mark.parametrize("sim_device", ["xiaomi-13"], indirect=True)
+@pytest.mark.parametrize("kind", ["adb", "u2"])
+async def test_11_xiaomi_refusing_input_says_which_switch_to_turn_on(sim_device: Any, kind: str) -> None:
+    driver = adb_driver(sim_device) if kind == "adb" else u2_driver(sim_device)
+    await driver.connect()
+    try:
+        with pytest.raises(DeviceCommandError, match=r"tap: .*turn on 'USB debugging \(Security settings\)'"):
+            await driver.tap(540, 1200)
+    finally:
+        await driver.close()
+
+
 # -- uiautomator2 and the global adb client ---------------------------------------------------------------------------
 
 

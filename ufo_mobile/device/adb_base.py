@@ -27,6 +27,10 @@ Sleep = Callable[[float], Awaitable[None]]
 POLL_ATTEMPTS = 8       # polls of a state the phone reaches on its own (an IME binding, a package registered)
 POLL_FIRST_DELAY = 0.1  # seconds; doubled after each poll, at most POLL_MAX_DELAY
 POLL_MAX_DELAY = 2.0
+# MIUI/HyperOS refuse injected input until a second developer switch is on (scrcpy's FAQ)
+INJECT_DENIED = "INJECT_EVENTS permission"
+XIAOMI_HINT = ("the phone refuses injected taps and keys: on Xiaomi (MIUI/HyperOS) turn on "
+               "'USB debugging (Security settings)' in Developer options too")
 
 
 class AdbBase(DeviceDriver):
@@ -130,6 +134,8 @@ class AdbBase(DeviceDriver):
                                   what=what, limit=limit + 1.0)
         output = str(result.output)
         if check and result.returncode != 0:
+            if INJECT_DENIED in output:
+                raise DeviceCommandError(f"{what}: {XIAOMI_HINT}", serial=self.serial)
             raise DeviceCommandError(f"{what}: exit {result.returncode}: {output.strip()[:300]}", serial=self.serial)
         return output
 

@@ -35,7 +35,7 @@ import adbutils
 from PIL import Image
 
 from ufo_mobile.device.adb import AdbDriver, typeable_with_input_text
-from ufo_mobile.device.adb_base import Sleep
+from ufo_mobile.device.adb_base import INJECT_DENIED, XIAOMI_HINT, Sleep
 from ufo_mobile.device.adb_dump import MAX_DEPTH, u2_connect, u2_release
 from ufo_mobile.device.base import KEYCODES, AppInfo, CurrentApp, DeviceDriver, KeyboardState, normalize_key
 from ufo_mobile.device.blocking import call_blocking
@@ -115,7 +115,12 @@ class U2Driver(DeviceDriver):
             self._log.warning("u2_server_not_stopped", serial=self.serial, error=str(exc))
 
     async def _rpc(self, what: str, fn: Any) -> Any:
-        return await call_blocking(partial(fn, self._u2), limit=self._timeout, serial=self.serial, what=what)
+        try:
+            return await call_blocking(partial(fn, self._u2), limit=self._timeout, serial=self.serial, what=what)
+        except DeviceCommandError as exc:
+            if INJECT_DENIED in str(exc):
+                raise DeviceCommandError(f"{what}: {XIAOMI_HINT}", serial=self.serial) from exc
+            raise
 
     # --- input -----------------------------------------------------------------------------
 
