@@ -36,6 +36,8 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.adb_server import PrivateAdbServer  # noqa: E402
+from tests.flows import focus_new_note_title  # noqa: E402
 from ufo_mobile.device.adb import AdbDriver  # noqa: E402
 from ufo_mobile.device.base import DeviceDriver  # noqa: E402
 from ufo_mobile.device.sim import SimDriver  # noqa: E402
@@ -44,9 +46,7 @@ from ufo_mobile.memory.state import SharedState  # noqa: E402
 from ufo_mobile.processors.context import Observation, StepContext  # noqa: E402
 from ufo_mobile.processors.data_collection import DataCollection  # noqa: E402
 from ufo_mobile.settings import PerceptionSettings  # noqa: E402
-from ufo_mobile.sim.adb_server import PrivateAdbServer  # noqa: E402
 from ufo_mobile.sim.adbd import EmulatedAdbd  # noqa: E402
-from ufo_mobile.sim.flows import focus_new_note_title  # noqa: E402
 from ufo_mobile.sim.loader import packaged_app  # noqa: E402
 from ufo_mobile.sim.phone import SimPhone  # noqa: E402
 from ufo_mobile.sim.profile import OPTIONAL_APPS  # noqa: E402

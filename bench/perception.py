@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.ui_coverage import actionable_visible, is_represented
 from ufo_mobile.errors import UIParseError
 from ufo_mobile.ui import (
     Bounds,
@@ -33,7 +34,6 @@ from ufo_mobile.ui import (
     render_blank,
 )
 from ufo_mobile.ui.controls import node_label
-from ufo_mobile.ui.coverage import actionable_visible, is_represented
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "ui_dumps"

@@ -1,6 +1,6 @@
 """Fixtures shared by the integration tests and the fault matrix.
 
-* ``adb_server`` (session): a ``PrivateAdbServer`` (ufo_mobile/sim/adb_server.py): the adb binary
+* ``adb_server`` (session): a ``PrivateAdbServer`` (tests/adb_server.py): the adb binary
   shipped in the adbutils wheel on a free port of 127.0.0.1 with a temporary HOME. Attributes:
   ``port``, ``adb`` (path), ``env``, ``client()`` (an ``adbutils.AdbClient``), ``run(*args)``.
   It is stopped at the end of the session, and checked to be gone.
@@ -19,8 +19,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.adb_server import PrivateAdbServer, server_answers
 from ufo_mobile.errors import SimulatorError
-from ufo_mobile.sim.adb_server import PrivateAdbServer, server_answers
 
 for _signum, _default in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, signal.SIG_DFL),
                           (signal.SIGHUP, signal.SIG_DFL)):

@@ -13,7 +13,7 @@ from ufo_mobile.llm.base import ChatModel, Completion, Usage
 from ufo_mobile.llm.scripted import ScriptedModel
 from ufo_mobile.session import Round, RunResult, Session
 from ufo_mobile.settings import Settings, load_settings
-from ufo_mobile.states.status import MobileAgentStatus
+from ufo_mobile.status import MobileAgentStatus
 
 __version__ = "0.1.0"
 

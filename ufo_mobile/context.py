@@ -1,4 +1,5 @@
-"""What every agent and state of one run shares: ids, the run directory, logging, stop flag.
+"""What every agent and state of one run shares: ids, the run directory, logging, the shared
+state (its one owner: agents replace it with what a step's reducers made of it), usage, stop flag.
 
 Stopping, in three strengths: ``interrupt`` (the first Ctrl-C or SIGTERM) cancels the running step
 or connect, which is still recorded, and the agent ends in FAIL with the reason; ``abandon`` (the
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ufo_mobile.llm.base import Usage
+from ufo_mobile.memory.state import SharedState
 from ufo_mobile.trace.writer import RunWriter
 
 if TYPE_CHECKING:
@@ -29,6 +31,7 @@ class RunContext:
     logger: Any
     step: int = 0
     usage: Usage = Usage()
+    shared: SharedState = field(default_factory=SharedState)
     interrupted: bool = False
     stop_reason: str = ""
     stop_signal: int | None = None

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from ufo_mobile.agents.base import BasicAgent
+from ufo_mobile.agents.factory import build_agent
 from ufo_mobile.agents.human import Operator
 from ufo_mobile.agents.limits import StepTimer, event_loop_timer
-from ufo_mobile.agents.mobile import MobileAgent
 from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.device.factory import build_sim_phone, make_driver, wrap_driver
@@ -41,7 +41,8 @@ from ufo_mobile.llm.base import ChatModel, ManagedModel
 from ufo_mobile.llm.factory import make_model
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.settings import Settings
-from ufo_mobile.states.status import MobileAgentStatus
+from ufo_mobile.states.base import AgentLike
+from ufo_mobile.status import MobileAgentStatus
 from ufo_mobile.tools.build import check_tool_settings
 from ufo_mobile.tools.credentials import CredentialManager
 from ufo_mobile.trace import runs
@@ -56,14 +57,15 @@ STOP_SIGNALS: dict[int, str] = {signal.SIGINT: "interrupted", signal.SIGTERM: "t
 class Round:
     """One request handled by one or more agents until a round-ending state."""
 
-    def __init__(self, request: str, agent: BasicAgent, context: RunContext) -> None:
+    def __init__(self, request: str, agent: AgentLike, context: RunContext) -> None:
         self.request = request
         self.agent = agent
         self.context = context
         self.subtasks = 0
 
-    async def run(self) -> BasicAgent:
-        """Drive the loop; returns the agent that ended the round."""
+    async def run(self) -> AgentLike:
+        """Drive the loop; returns the agent that ended the round. The round-ending state's own
+        work (FAIL keeps the final screen) runs once, at the end."""
         agent = self.agent
         while not agent.state.is_round_end():
             await agent.handle(self.context)
@@ -73,6 +75,7 @@ class Round:
             agent = next_agent
             if state.is_subtask_end():
                 self.subtasks += 1
+        await agent.handle(self.context)
         self.agent = agent
         return agent
 
@@ -179,8 +182,8 @@ class Session:
             if self.on_start is not None:
                 self.on_start(self)
             device = wrap_driver(self.device or make_driver(s.device, logger=logger, phone=phone), s.device, writer)
-            agent = MobileAgent("MobileAgent", device=device, model=model, settings=s, logger=logger,
-                                step_timer=self.step_timer, credentials=self.credentials, operator=self.operator)
+            agent = build_agent(s, device=device, model=model, logger=logger, step_timer=self.step_timer,
+                                credentials=self.credentials, operator=self.operator)
             agent.run_id = self.run_id
             # The round runs as a task of its own, so that a second signal can abandon it (and only it).
             ctx.run_task = round_task = asyncio.ensure_future(self._run_round(agent, device, ctx))
@@ -210,7 +213,7 @@ class Session:
             await self._close_model(model)
             writer.close()
 
-    async def _run_round(self, agent: MobileAgent, device: DeviceDriver, ctx: RunContext) -> BasicAgent:
+    async def _run_round(self, agent: BasicAgent, device: DeviceDriver, ctx: RunContext) -> AgentLike:
         connect = asyncio.ensure_future(device.connect())
         ctx.current_step_task = connect  # a signal cancels the connect like a step
         try:
@@ -223,15 +226,14 @@ class Session:
             agent.fail_with(ctx.stop_reason)
         finally:
             ctx.current_step_task = None
-        if agent.status == MobileAgentStatus.FAIL:
-            agent.set_state(agent.state_manager.get_state(MobileAgentStatus.CONTINUE))
-            agent.set_state(agent.state_manager.get_state(MobileAgentStatus.FAIL))
+        if agent.status == MobileAgentStatus.FAIL:  # the rulebook's NONE -> FAIL: the run never started
+            agent.set_state(agent.state.next_state(agent))
         return await Round(ctx.request, agent, ctx).run()
 
-    def _result(self, agent: BasicAgent, ctx: RunContext, started: float) -> RunResult:
+    def _result(self, agent: AgentLike, ctx: RunContext, started: float) -> RunResult:
         failed = agent.failed or agent.status == MobileAgentStatus.FAIL
         stopped = ctx.interrupted and failed and agent.reason == ctx.stop_reason
-        answer = agent.answer if isinstance(agent, MobileAgent) else ""
+        answer = agent.answer
         return RunResult(
             run_id=self.run_id,
             status=MobileAgentStatus.FAIL if failed else MobileAgentStatus.FINISH,

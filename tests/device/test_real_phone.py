@@ -15,7 +15,7 @@ from ufo_mobile.device.adb_text import NO_INPUT_METHOD
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.device.u2 import U2Driver
 from ufo_mobile.errors import DeviceCommandError, DumpUnavailableError
-from ufo_mobile.processors.data_collection import png_size
+from ufo_mobile.ui.screenshot import png_size
 from ufo_mobile.ui.state import build_ui_state
 
 pytestmark = pytest.mark.device

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from ufo_mobile.sim.adb_server import PrivateAdbServer
+from tests.adb_server import PrivateAdbServer
 
 ROOT = Path(__file__).resolve().parents[2]
 HANG_GUARD = 120.0  # seconds; only ever reached when something hangs

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.adb_server import free_port
 from tests.faults.conftest import (
     Cli,
     ServedPhone,
@@ -20,7 +21,6 @@ from tests.faults.conftest import (
     wait_until,
     write_task,
 )
-from ufo_mobile.sim.adb_server import free_port
 
 LAUNCH = {"status": "CONTINUE", "thought": "open", "action": {"name": "open_app", "args": {"text": "Settings"}}}
 TAP_WIFI = {"status": "CONTINUE", "thought": "tap", "action": {"name": "click", "args": {"index": 3, "text": "Wi-Fi"}}}

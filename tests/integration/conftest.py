@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import adbutils
 import pytest
 
+from tests.adb_server import PrivateAdbServer
 from ufo_mobile.sim import SimPhone
-from ufo_mobile.sim.adb_server import PrivateAdbServer
 from ufo_mobile.sim.adbd import AdbdThread, EmulatedAdbd
 from ufo_mobile.sim.profile import RealismProfile
 

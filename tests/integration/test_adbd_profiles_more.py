@@ -12,7 +12,7 @@ import pytest
 import uiautomator2 as u2
 
 from tests.integration.test_adbd_profiles import NOTES, PIXEL, QUIET_PIXEL, SETTINGS
-from ufo_mobile.device.apk import app_label, dd_reader
+from ufo_mobile.apk import app_label, dd_reader
 from ufo_mobile.sim import SimPhone, keyboard
 from ufo_mobile.sim.adbd import EmulatedAdbd
 from ufo_mobile.sim.packages import build_apk_bytes

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from tests.adb_server import free_port
 from ufo_mobile.sim import SimPhone
-from ufo_mobile.sim.adb_server import free_port
 from ufo_mobile.sim.adbd import EmulatedAdbd
 from ufo_mobile.sim.profile import get_profile
 

@@ -13,6 +13,8 @@ import pytest
 import uiautomator2 as u2
 from lxml import etree
 
+from tests.adb_server import server_answers
+from tests.flows import focus_new_note_title
 from tests.integration.test_drivers import COMMAND_TIMEOUT, demo_settings, device_settings
 from ufo_mobile.device.adb import AdbDriver
 from ufo_mobile.device.base import CurrentApp, KeyboardState
@@ -20,9 +22,7 @@ from ufo_mobile.device.u2 import U2Driver
 from ufo_mobile.errors import DeviceCommandError, DumpUnavailableError
 from ufo_mobile.session import Session
 from ufo_mobile.sim import keyboard
-from ufo_mobile.sim.adb_server import server_answers
 from ufo_mobile.sim.devstate import SECOND_DISPLAY_ID
-from ufo_mobile.sim.flows import focus_new_note_title
 from ufo_mobile.sim.phone import LAUNCHER
 from ufo_mobile.sim.profile import get_profile
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.flows import focus_new_note_title
 from ufo_mobile.device.adb import AdbDriver
 from ufo_mobile.device.factory import make_driver
 from ufo_mobile.device.sim import SimDriver
@@ -16,7 +17,6 @@ from ufo_mobile.errors import DeviceError
 from ufo_mobile.llm.scripted import ScriptedModel
 from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import DeviceSettings, Settings, load_settings
-from ufo_mobile.sim.flows import focus_new_note_title
 from ufo_mobile.sim.profile import get_profile
 
 pytestmark = pytest.mark.integration

@@ -104,7 +104,7 @@ def test_failing_tasks_end_in_fail_with_reason_and_steps_on_disk(tmp_path: Path,
     assert (run_dir / "final.png").exists()
     moves = [(t["from"], t["to"]) for t in map(json.loads, (run_dir / "run.log").read_text().splitlines())
              if t["event"] == "transition"]
-    assert moves[-2:] == [("CONTINUE", "FAIL"), ("FAIL", "FINISH")]
+    assert moves[-1] == ("CONTINUE", "FAIL")  # FAIL ends the round; its work (final.png) ran once
 
 
 def test_malformed_reply_was_reasked_once(tmp_path: Path) -> None:

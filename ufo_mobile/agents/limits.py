@@ -11,7 +11,7 @@ from typing import Protocol
 from ufo_mobile.memory.state import SharedState
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.settings import LimitSettings
-from ufo_mobile.states.status import MobileAgentStatus
+from ufo_mobile.status import MobileAgentStatus
 
 
 class TimerHandle(Protocol):

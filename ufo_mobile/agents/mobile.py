@@ -14,14 +14,13 @@ from typing import Any
 
 from ufo_mobile.agents.base import BasicAgent
 from ufo_mobile.agents.human import ConfirmRequest, Operator, PersonInTheLoop, TakeoverRequest
-from ufo_mobile.agents.limits import LimitGuard, StepTimer, event_loop_timer
+from ufo_mobile.agents.limits import StepTimer, event_loop_timer
 from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.errors import DeviceError, RunWriteError
 from ufo_mobile.llm.base import ChatModel
 from ufo_mobile.memory.records import StepRecord
 from ufo_mobile.memory.reducers import apply_update
-from ufo_mobile.memory.state import SharedState
 from ufo_mobile.processors.action_execution import ActionExecution
 from ufo_mobile.processors.base import Middleware, Processor
 from ufo_mobile.processors.confirm import ConfirmPolicy
@@ -33,7 +32,7 @@ from ufo_mobile.processors.recorder import StepRecorder
 from ufo_mobile.settings import Settings
 from ufo_mobile.states.mobile import MobileAgentStateManager
 from ufo_mobile.states.rulebook import MOBILE_RULES
-from ufo_mobile.states.status import MobileAgentStatus
+from ufo_mobile.status import MobileAgentStatus
 from ufo_mobile.tools.build import build_tool_registry
 from ufo_mobile.tools.credentials import CredentialManager
 from ufo_mobile.tools.registry import ToolRegistry
@@ -49,7 +48,8 @@ class MobileAgent(BasicAgent):
                  clock: Callable[[], float] = time.monotonic, step_timer: StepTimer = event_loop_timer,
                  state_provider: StateProvider | None = None, credentials: CredentialManager | None = None,
                  operator: Operator | None = None) -> None:
-        super().__init__(name, state_manager or MobileAgentStateManager(), MOBILE_RULES, logger=logger)
+        super().__init__(name, state_manager or MobileAgentStateManager(), MOBILE_RULES, limits=settings.limits,
+                         step_timer=step_timer, logger=logger)
         self.device = device
         self.model = model
         self.settings = settings
@@ -63,13 +63,7 @@ class MobileAgent(BasicAgent):
         self.tools = tools or build_tool_registry(settings, device, self.state_provider, self.credentials)
         self.clock = clock
         self.cache = ControlCache(settings.perception.control_cache_ttl_seconds, clock=clock)
-        self.records: list[StepRecord] = []
-        self.shared = SharedState()  # the instruction comes from the run context (redacted) on the first step
-        self.limits = LimitGuard(settings.limits)
         self.middleware = middleware
-        self.logger = logger
-        self.answer = ""
-        self.step_timer = step_timer
         self.operator = operator  # the person in the loop; None: nobody can take over or approve
         self.pending: StepContext | None = None  # the step whose action waits for approval
         self._processor: Processor | None = None
@@ -87,13 +81,13 @@ class MobileAgent(BasicAgent):
             phases = (
                 DataCollection(self.device, self.cache, p, logger=context.logger, clock=self.clock,
                                provider=self.state_provider),
-                LLMInteraction(self.model, self.tools, self.records, history_steps=a.history_steps,
+                LLMInteraction(self.model, self.tools, history_steps=a.history_steps,
                                vision=self.settings.model.vision, image_detail=p.image_detail,
                                clean_screenshot=p.send_clean_screenshot, secret_ids=self.credentials.ids(),
                                logger=context.logger, redact=context.writer.redactor.text),
                 ActionExecution(self.tools, self.device, self.cache, a, state_provider=self.state_provider,
                                 credentials=self.credentials, policy=self.confirm_policy()),
-                MemoryUpdate(self.records),
+                MemoryUpdate(),
             )
             recorder = StepRecorder(context.writer, annotate=p.annotate)
             self._processor = Processor(phases, recorder=recorder, middleware=self.middleware)
@@ -110,39 +104,11 @@ class MobileAgent(BasicAgent):
             self.fail_with(context.stop_reason)
             return
         processor = self.processor(context)
-        await self._run_step(context, processor, self._new_step(context))
-
-    def _new_step(self, context: RunContext) -> StepContext:
-        context.step += 1
-        self.step, self.run_id = context.step, context.run_id
-        if not self.shared.instruction:
-            self.shared = apply_update(self.shared, {"instruction": context.request})
-        return StepContext(run_id=context.run_id, step=context.step, agent_name=self.name,
-                           request=context.request, shared=self.shared)
-
-    async def _run_step(self, context: RunContext, processor: Processor, ctx: StepContext) -> None:
-        """Run ``processor`` on ``ctx`` under the step timeout, cancellable by a signal; then the limits."""
-        task = asyncio.ensure_future(processor.process(ctx))
-        context.current_step_task, context.current_step = task, ctx
-        timeout = self.settings.limits.step_timeout_seconds
-        timer = self.step_timer(timeout, lambda: context.cancel_step(f"step {ctx.step} timed out after {timeout:g} s"))
-        try:
-            await task
-        except RunWriteError as exc:  # not even the step's line could be written
-            ctx.fail(str(exc))
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if not (task.cancelled() and ctx.status == MobileAgentStatus.FAIL
-                    and (current is None or current.cancelling() == 0)):
-                raise  # this coroutine itself was cancelled: not ours to absorb
-        finally:
-            timer.cancel()
-            context.current_step_task, context.current_step = None, None
-        self._after_step(context, ctx)
+        await self.run_step(context, processor, self.new_step(context))
 
     async def take_over(self, context: RunContext) -> None:
         """The TAKEOVER state's work: a person does on the phone what the model asked for."""
-        message, app = self.reason, self._current_app()
+        message, app = self.reason, context.shared.current_package_name
         person = PersonInTheLoop(self.operator, self.settings.human.timeout_seconds, context)
         answer = await person.take_over(TakeoverRequest(context.run_id, context.step, message, app))
         if isinstance(answer, str):  # nobody answered: why
@@ -152,8 +118,9 @@ class MobileAgent(BasicAgent):
             self.fail_with(f"the person did not take over: {answer.note or 'declined'}")
             return
         note = answer.note or "done"
-        self.records.append(StepRecord(step=context.step, agent=self.name, status=MobileAgentStatus.TAKEOVER,
-                                       reason=message, summary=f"the person said: {note}"))
+        record = StepRecord(step=context.step, agent=self.name, status=MobileAgentStatus.TAKEOVER, reason=message,
+                            summary=f"the person said: {note}")
+        context.shared = apply_update(context.shared, {"step_records": record})
         self.cache.invalidate()  # the person changed the screen
         context.logger.info("takeover_done", step=context.step, note=note)
         self.status, self.reason = MobileAgentStatus.CONTINUE, ""
@@ -168,39 +135,27 @@ class MobileAgent(BasicAgent):
         person = PersonInTheLoop(self.operator, self.settings.human.timeout_seconds, context)
         why = str(pending.extra.get("confirm_why", ""))
         answer = await person.confirm(ConfirmRequest(context.run_id, pending.step, pending.action.render(),
-                                                     self._current_app(), why))
+                                                     context.shared.current_package_name, why))
         if context.interrupted:
             self.fail_with(context.stop_reason)
             return
         approved, note = (False, answer) if isinstance(answer, str) else (answer.approved, answer.note)
         context.logger.info("confirmation", step=pending.step, action=pending.action.render(), approved=approved,
                             note=note)
-        ctx = self._new_step(context)
+        ctx = self.new_step(context)
         ctx.observation, ctx.reply, ctx.action = pending.observation, pending.reply, pending.action
         ctx.extra["confirmation"] = {"approved": approved, "note": note}
         self.processor(context)
         assert self._confirm_processor is not None
-        await self._run_step(context, self._confirm_processor, ctx)
+        await self.run_step(context, self._confirm_processor, ctx)
 
-    def _current_app(self) -> str:
-        return self.shared.current_package_name
-
-    def _after_step(self, context: RunContext, ctx: StepContext) -> None:
-        self.shared = ctx.shared
-        context.usage = context.usage + ctx.usage
-        limit = self.limits.check(ctx, self.shared, ctx.step)
-        if limit is not None:
-            ctx.fail(limit)
-        self.status, self.reason = ctx.status, ctx.reason
-        if ctx.status == MobileAgentStatus.CONFIRM:
+    def after_step(self, context: RunContext, ctx: StepContext) -> None:
+        super().after_step(context, ctx)
+        if self.status in (MobileAgentStatus.FINISH, MobileAgentStatus.FAIL):
+            context.shared = apply_update(context.shared, {"finished": True,
+                                                           "success": self.status == MobileAgentStatus.FINISH})
+        elif self.status == MobileAgentStatus.CONFIRM:
             self.pending = ctx
-        if ctx.status == MobileAgentStatus.FINISH:
-            self.answer = ctx.reason
-            self.shared = apply_update(self.shared, {"finished": True, "success": True})
-        elif ctx.status == MobileAgentStatus.FAIL:
-            self.shared = apply_update(self.shared, {"finished": True, "success": False})
-        if context.on_step is not None:
-            context.on_step(ctx)
 
     async def on_fail(self, context: RunContext) -> None:
         """Keep the final screen and the reason; a dead device must not hide the reason."""

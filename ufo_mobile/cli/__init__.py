@@ -237,8 +237,8 @@ def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
-    from ufo_mobile.processors.data_collection import png_size
     from ufo_mobile.ui.annotate import annotate, render_blank
+    from ufo_mobile.ui.screenshot import png_size
     from ufo_mobile.ui.state import build_ui_state
 
     xml = _read_input(args.dump, "the dump")

@@ -2,7 +2,7 @@
 
 ``get_apps`` lists what a launcher shows (``cmd package query-activities`` for MAIN/LAUNCHER; all of
 ``pm list packages`` where that command is missing) and names each app by the label in its APK
-(``device.apk``: a few ``dd`` reads of the zip directory, the binary manifest and the resource
+(``ufo_mobile.apk``: a few ``dd`` reads of the zip directory, the binary manifest and the resource
 table, never the whole file), run in the bounded executor, a few at a time. ``pm list packages -f
 --show-versioncode`` gives every APK's path and version in one call, ``stat`` every size in
 another. Labels are cached on disk per device and version code (``device.label_cache_dir``), so a
@@ -15,8 +15,8 @@ import asyncio
 import shlex
 import uuid
 
+from ufo_mobile.apk import app_label, dd_reader
 from ufo_mobile.device.adb_base import AdbBase
-from ufo_mobile.device.apk import app_label, dd_reader
 from ufo_mobile.device.base import AppInfo
 from ufo_mobile.device.labels import LabelCache, Listed, clean_label, launcher_packages, package_listing, query_failed
 from ufo_mobile.errors import DeviceCommandError, DeviceError

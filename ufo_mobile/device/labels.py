@@ -1,6 +1,6 @@
 """App labels: what the package manager's shell output says, and a disk cache of labels read from APKs.
 
-Android has no shell command that prints an app's label (it lives in the APK, see ``device.apk``);
+Android has no shell command that prints an app's label (it lives in the APK, see ``ufo_mobile.apk``);
 these helpers read what the shell does print, robustly across versions:
 
 - ``launcher_packages``: ``cmd package query-activities --brief -a MAIN -c LAUNCHER`` (``N activities

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ufo_mobile.errors import LLMOutputParseError
-from ufo_mobile.states.status import MobileAgentStatus
+from ufo_mobile.status import MobileAgentStatus
 
 
 class ActionCall(BaseModel):

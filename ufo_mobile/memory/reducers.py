@@ -16,18 +16,18 @@ Reducer = Callable[[Any, Any], Any]
 M = TypeVar("M", bound=BaseModel)
 
 
-def replace(old: Any, new: Any) -> Any:
-    """The new value wins."""
+def replace_value(old: Any, new: Any) -> Any:
+    """The new value wins (plans, device fields, flags)."""
     return new
 
 
 def add(old: Any, new: Any) -> Any:
-    """Numbers add up (counters, token totals)."""
+    """Numbers add up (counters)."""
     return old + new
 
 
-def append(old: list[Any], new: Any) -> list[Any]:
-    """Append one item or a list of items."""
+def append_items(old: list[Any], new: Any) -> list[Any]:
+    """Append one item or a list of items (histories: one entry per action or step)."""
     items = new if isinstance(new, list) else [new]
     return [*old, *items]
 
@@ -40,25 +40,29 @@ def _item_id(item: Any) -> Any:
     return getattr(item, "id", None)
 
 
-def append_dedup(old: list[Any], new: Any) -> list[Any]:
-    """Append items, replacing in place any existing item with the same ``id`` (or equal string)."""
+def append_unique(old: list[Any], new: Any) -> list[Any]:
+    """Append items whose id (a string is its own id) is not there yet; the first one stays."""
     items = new if isinstance(new, list) else [new]
     merged = list(old)
-    positions = {_item_id(x): i for i, x in enumerate(merged) if _item_id(x) is not None}
+    seen = {_item_id(x) for x in merged} - {None}
     for item in items:
         key = _item_id(item)
-        if key is not None and key in positions:
-            merged[positions[key]] = item
-        else:
-            if key is not None:
-                positions[key] = len(merged)
+        if key is None or key not in seen:
             merged.append(item)
+            if key is not None:
+                seen.add(key)
     return merged
 
 
 def add_messages(old: list[Any], new: Any) -> list[Any]:
-    """Append chat messages; a message whose ``id`` is already present replaces it."""
-    return append_dedup(old, new)
+    """Append chat messages; a message whose ``id`` is already there is dropped (seed 003): a
+    message replayed by a resumed or re-asked turn is not sent twice."""
+    return append_unique(old, new)
+
+
+def replace_messages(old: list[Any], new: Any) -> list[Any]:
+    """The new list of messages replaces the old one (a conversation compacted or restarted)."""
+    return list(new) if isinstance(new, list) else [new]
 
 
 def merge_dict(old: dict[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
@@ -71,7 +75,7 @@ def reducer_of(model: type[BaseModel], field: str) -> Reducer:
     for meta in info.metadata:
         if callable(meta):
             return meta  # type: ignore[no-any-return]
-    return replace
+    return replace_value
 
 
 def apply_update(state: M, update: Mapping[str, Any] | None) -> M:

@@ -22,7 +22,7 @@ from ufo_mobile.memory.state import ActionEntry
 from ufo_mobile.processors.confirm import ConfirmPolicy
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.settings import AgentSettings
-from ufo_mobile.states.status import MobileAgentStatus
+from ufo_mobile.status import MobileAgentStatus
 from ufo_mobile.tools.context import ActionContext, ActionResult, Sleep
 from ufo_mobile.tools.credentials import CredentialManager
 from ufo_mobile.tools.registry import ToolRegistry
@@ -75,8 +75,9 @@ class ActionExecution:
             "action_history": entry,
             "action_outcomes": result.success,
             "summary_history": result.summary,
-            "error_descriptions": "" if result.success else result.summary,
         }
+        if not result.success:
+            update["error_descriptions"] = result.summary
         return self._merge(ctx, result, update)
 
     @staticmethod

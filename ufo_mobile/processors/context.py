@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ufo_mobile.llm.base import Usage
 from ufo_mobile.memory.messages import ChatMessage
 from ufo_mobile.memory.state import SharedState
-from ufo_mobile.states.status import MobileAgentStatus
+from ufo_mobile.status import MobileAgentStatus
 
 if TYPE_CHECKING:
     from ufo_mobile.device.base import AppInfo, CurrentApp

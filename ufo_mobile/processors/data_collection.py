@@ -19,42 +19,22 @@ directory is drawn later, off the critical path, by the recorder.
 from __future__ import annotations
 
 import asyncio
-import io
-import struct
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar
 
 import structlog
-from PIL import Image
 
 from ufo_mobile.device.base import AppInfo, CurrentApp, DeviceDriver
-from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DeviceTimeoutError, UIParseError
+from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DeviceTimeoutError
 from ufo_mobile.llm.image_tokens import fit_to_tiles
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.settings import PerceptionSettings
 from ufo_mobile.ui.annotate import annotate, shrink_to
 from ufo_mobile.ui.cache import ControlCache
 from ufo_mobile.ui.provider import AndroidStateProvider, DumpFailure, StateProvider
+from ufo_mobile.ui.screenshot import is_blank, png_size
 from ufo_mobile.ui.state import UIState
-
-
-def is_blank(png: bytes) -> bool:
-    """True for an all-black screenshot: what Android returns for a screen with FLAG_SECURE (banking
-    apps, password entry, DRM video). Checked on a thumbnail: a few milliseconds."""
-    if len(png) > 256 * 1024:  # a black screen compresses to a few kB; a real one never does
-        return False
-    with Image.open(io.BytesIO(png)) as image:
-        small = image.convert("L").resize((32, 72))
-    return max(small.getextrema()) <= 6  # type: ignore[operator]
-
-
-def png_size(png: bytes) -> tuple[int, int]:
-    """Width and height from a PNG header, without decoding the image."""
-    if len(png) < 24 or png[:8] != b"\x89PNG\r\n\x1a\n":
-        raise UIParseError("the screenshot is not a PNG image")
-    width, height = struct.unpack(">II", png[16:24])
-    return int(width), int(height)
 
 
 class DataCollection:

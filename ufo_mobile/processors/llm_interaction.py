@@ -22,9 +22,9 @@ from ufo_mobile.llm.base import ChatModel
 from ufo_mobile.llm.prompt import PromptTemplates, compose
 from ufo_mobile.llm.reply import AgentReply, parse_reply
 from ufo_mobile.memory.messages import ChatMessage, ContentPart, ImagePart, TextPart
-from ufo_mobile.memory.records import StepRecord, render_history
+from ufo_mobile.memory.records import render_history
 from ufo_mobile.processors.context import Observation, StepContext
-from ufo_mobile.states.status import MODEL_STATUSES, MobileAgentStatus
+from ufo_mobile.status import MODEL_STATUSES, MobileAgentStatus
 from ufo_mobile.tools.registry import ToolRegistry
 from ufo_mobile.ui.format import screen_legend
 
@@ -68,14 +68,13 @@ class LLMInteraction:
     name: ClassVar[str] = "llm_interaction"
     always: ClassVar[bool] = False
 
-    def __init__(self, model: ChatModel, tools: ToolRegistry, records: Sequence[StepRecord], *,
+    def __init__(self, model: ChatModel, tools: ToolRegistry, *,
                  history_steps: int = 6, vision: bool = True, image_detail: Literal["low", "high", "auto"] = "high",
                  clean_screenshot: bool = False, secret_ids: Sequence[str] = (),
                  templates: PromptTemplates | None = None, logger: Any = None,
                  redact: Callable[[str], str] | None = None) -> None:
         self.model = model
         self.tools = tools
-        self.records = records
         self.history_steps = history_steps
         self.vision = vision
         self.image_detail = image_detail
@@ -120,7 +119,7 @@ class LLMInteraction:
         assert obs is not None, "data collection must run first"
         content: list[ContentPart] = [TextPart(text=self.user_text(ctx, obs)), *self.images(obs)]
         return [ChatMessage(role="system", content=self.system_prompt(obs.screen_size)),
-                *render_history(self.records, self.history_steps),
+                *render_history(ctx.shared.step_records, self.history_steps),
                 ChatMessage(role="user", content=content)]
 
     async def _ask(self, ctx: StepContext, messages: list[ChatMessage]) -> str:

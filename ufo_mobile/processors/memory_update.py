@@ -1,4 +1,4 @@
-"""Phase 4: the typed step record, appended to memory, and the step's messages in shared state."""
+"""Phase 4: the typed step record, appended to the shared state's step history."""
 
 from __future__ import annotations
 
@@ -36,11 +36,7 @@ class MemoryUpdate:
     name: ClassVar[str] = "memory_update"
     always: ClassVar[bool] = True
 
-    def __init__(self, records: list[StepRecord]) -> None:
-        self.records = records
-
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
         record = record_from(ctx)
-        self.records.append(record)
         ctx.record = record
-        return {"step_number": 1, "message_history": record.to_messages()}
+        return {"step_number": 1, "step_records": record}

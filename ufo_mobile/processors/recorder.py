@@ -12,7 +12,7 @@ from typing import Any
 
 from ufo_mobile.errors import RunWriteError
 from ufo_mobile.processors.context import StepContext
-from ufo_mobile.states.status import MobileAgentStatus
+from ufo_mobile.status import MobileAgentStatus
 from ufo_mobile.trace.writer import RunWriter
 from ufo_mobile.ui.annotate import annotate
 

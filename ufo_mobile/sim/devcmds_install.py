@@ -39,7 +39,7 @@ def read_apk(data: bytes) -> ApkFacts:
     """What PackageManager reads from an APK. Raises ``ApkError``."""
     # The device layer's reader is a pure parser of bytes; the emulated device borrows it rather
     # than keep a second one (the same reader checks the APKs apkgen writes).
-    from ufo_mobile.device.apk import (
+    from ufo_mobile.apk import (
         MANIFEST,
         MANIFEST_LIMIT,
         app_label,

@@ -10,7 +10,7 @@ from ufo_mobile.states.mobile import (
     NoneMobileAgentState,
 )
 from ufo_mobile.states.rulebook import MOBILE_RULES, AgentMachine, Rulebook
-from ufo_mobile.states.status import NONE_STATE, MobileAgentStatus
+from ufo_mobile.status import NONE_STATE, MobileAgentStatus
 
 __all__ = [
     "MOBILE_RULES",

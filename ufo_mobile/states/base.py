@@ -4,35 +4,67 @@ A state class registers itself on a manager class with ``@SomeStateManager.regis
 records the class (a declaration, like a class attribute). Each manager *instance* builds its own
 name -> class map from those declarations (or from an explicit list, for tests) and caches one
 instance per state, so two agents, or two tests, never share state objects through a singleton.
+An agent accepts only the states its own manager made (``AgentStateManager.owns``): states never
+need to know agent classes, so this layer imports nothing from ``agents``.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from ufo_mobile.errors import UnknownStateError
 
 if TYPE_CHECKING:
-    from ufo_mobile.agents.base import BasicAgent
     from ufo_mobile.context import RunContext
+    from ufo_mobile.states.rulebook import AgentMachine
 
 S = TypeVar("S", bound="type[AgentState]")
+
+
+class AgentLike(Protocol):
+    """What states and the round loop need of an agent (``ufo_mobile.agents.base.BasicAgent`` is
+    one): they depend on this interface, never on the agents' classes."""
+
+    name: str
+    state_manager: AgentStateManager
+    machine: AgentMachine
+    status: str
+    reason: str
+    answer: str
+    failed: bool
+
+    @property
+    def state(self) -> AgentState: ...
+
+    def set_state(self, state: AgentState) -> None: ...
+
+    async def handle(self, context: RunContext) -> None: ...
+
+    def fail_with(self, reason: str) -> None: ...
+
+    async def process(self, context: RunContext) -> None: ...
+
+    async def take_over(self, context: RunContext) -> None: ...
+
+    async def confirm(self, context: RunContext) -> None: ...
+
+    async def on_fail(self, context: RunContext) -> None: ...
 
 
 class AgentState(ABC):
     """One state of an agent. States are stateless: everything they read lives on the agent."""
 
     @abstractmethod
-    async def handle(self, agent: BasicAgent, context: RunContext) -> None:
+    async def handle(self, agent: AgentLike, context: RunContext | None = None) -> None:
         """Do this state's work for one turn of the round loop."""
 
     @abstractmethod
-    def next_state(self, agent: BasicAgent) -> AgentState:
+    def next_state(self, agent: AgentLike) -> AgentState:
         """The state the agent should move to after ``handle``."""
 
-    def next_agent(self, agent: BasicAgent) -> BasicAgent:
+    def next_agent(self, agent: AgentLike) -> AgentLike:
         """The agent that runs the next turn; the same one unless this state hands over."""
         return agent
 
@@ -46,13 +78,6 @@ class AgentState(ABC):
     @abstractmethod
     def name(cls) -> str:
         """The registry key, equal to the state name in the transitions rulebook."""
-
-    @classmethod
-    def agent_class(cls) -> type[Any]:
-        """The agent class this state belongs to (checked by ``BasicAgent.set_state``)."""
-        from ufo_mobile.agents.base import BasicAgent
-
-        return BasicAgent
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name()}>"
@@ -102,6 +127,10 @@ class AgentStateManager(ABC):
 
     def names(self) -> list[str]:
         return sorted(self._classes)
+
+    def owns(self, state: AgentState) -> bool:
+        """Whether ``state`` is the instance this registry hands out under its name."""
+        return self._instances.get(state.name()) is state
 
     @property
     @abstractmethod

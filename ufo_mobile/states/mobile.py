@@ -1,18 +1,30 @@
-"""The states of the flat MobileAgent: NONE -> CONTINUE* -> (FINISH | FAIL -> FINISH), with
-CONTINUE -> TAKEOVER -> CONTINUE when the model asks a person to take over, and CONTINUE -> CONFIRM
--> CONTINUE when an action waits for a person's approval."""
+"""The states of the flat MobileAgent: NONE -> CONTINUE* -> (FINISH | FAIL), with CONTINUE ->
+TAKEOVER -> CONTINUE when the model asks a person to take over, CONTINUE -> CONFIRM -> CONTINUE when
+an action waits for a person's approval, and NONE -> FAIL when the run cannot start (no device).
+
+FINISH and FAIL end the round and the subtask (seed 004); the round loop then runs the final
+state's ``handle`` once (FAIL keeps the final screen). The legal moves are the rulebook's
+(``MOBILE_RULES``); ``next_state`` only names the state the agent's status asks for and checks it
+against the rulebook, it never restates the moves.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ufo_mobile.errors import UnknownStateError
-from ufo_mobile.states.base import AgentState, AgentStateManager
-from ufo_mobile.states.status import MODEL_STATUSES, NONE_STATE, MobileAgentStatus
+from ufo_mobile.errors import StateMachineError, UnknownStateError
+from ufo_mobile.states.base import AgentLike, AgentState, AgentStateManager
+from ufo_mobile.status import MODEL_STATUSES, NONE_STATE, MobileAgentStatus
 
 if TYPE_CHECKING:
-    from ufo_mobile.agents.base import BasicAgent
     from ufo_mobile.context import RunContext
+
+
+def need_context(context: RunContext | None, state: AgentState) -> RunContext:
+    """The run context a working state needs (``handle``'s ``context`` is optional in UFO's API)."""
+    if context is None:
+        raise StateMachineError(f"{state!r} does work and needs the run context")
+    return context
 
 
 class MobileAgentStateManager(AgentStateManager):
@@ -24,27 +36,21 @@ class MobileAgentStateManager(AgentStateManager):
 class MobileAgentState(AgentState):
     """Shared behaviour: the next state is the one named by the agent's status."""
 
-    async def handle(self, agent: BasicAgent, context: RunContext) -> None:
+    async def handle(self, agent: AgentLike, context: RunContext | None = None) -> None:
         return None
 
-    def next_state(self, agent: BasicAgent) -> AgentState:
+    def next_state(self, agent: AgentLike) -> AgentState:
         return agent.state_manager.get_state(agent.status)
-
-    @classmethod
-    def agent_class(cls) -> type[Any]:
-        from ufo_mobile.agents.mobile import MobileAgent
-
-        return MobileAgent
 
 
 @MobileAgentStateManager.register
 class ContinueMobileAgentState(MobileAgentState):
     """Run one step of the four-phase processor."""
 
-    async def handle(self, agent: BasicAgent, context: RunContext) -> None:
-        await agent.process(context)
+    async def handle(self, agent: AgentLike, context: RunContext | None = None) -> None:
+        await agent.process(need_context(context, self))
 
-    def next_state(self, agent: BasicAgent) -> AgentState:
+    def next_state(self, agent: AgentLike) -> AgentState:
         manager = agent.state_manager
         try:
             state = manager.get_state(agent.status)
@@ -64,9 +70,9 @@ class ContinueMobileAgentState(MobileAgentState):
 
 @MobileAgentStateManager.register
 class FinishMobileAgentState(MobileAgentState):
-    """The round is over. Cleanup has nothing left to do here."""
+    """The round is over. Cleanup has nothing left to do here; staying in FINISH is a no-op."""
 
-    def next_state(self, agent: BasicAgent) -> AgentState:
+    def next_state(self, agent: AgentLike) -> AgentState:
         return self
 
     def is_round_end(self) -> bool:
@@ -82,13 +88,21 @@ class FinishMobileAgentState(MobileAgentState):
 
 @MobileAgentStateManager.register
 class FailMobileAgentState(MobileAgentState):
-    """Record the reason and the final screen, then move to FINISH. The outcome stays failed."""
+    """The round ends in failure. Its work, run once at the end of the round, keeps the reason and
+    the final screen; a host that drives it further moves it to FINISH (cleanup). The outcome stays
+    failed."""
 
-    async def handle(self, agent: BasicAgent, context: RunContext) -> None:
-        await agent.on_fail(context)
+    async def handle(self, agent: AgentLike, context: RunContext | None = None) -> None:
+        await agent.on_fail(need_context(context, self))
 
-    def next_state(self, agent: BasicAgent) -> AgentState:
+    def next_state(self, agent: AgentLike) -> AgentState:
         return agent.state_manager.get_state(MobileAgentStatus.FINISH)
+
+    def is_round_end(self) -> bool:
+        return True
+
+    def is_subtask_end(self) -> bool:
+        return True
 
     @classmethod
     def name(cls) -> str:
@@ -99,8 +113,8 @@ class FailMobileAgentState(MobileAgentState):
 class TakeoverMobileAgentState(MobileAgentState):
     """A person does on the phone what the model asked for; then the agent looks again."""
 
-    async def handle(self, agent: BasicAgent, context: RunContext) -> None:
-        await agent.take_over(context)
+    async def handle(self, agent: AgentLike, context: RunContext | None = None) -> None:
+        await agent.take_over(need_context(context, self))
 
     @classmethod
     def name(cls) -> str:
@@ -111,8 +125,8 @@ class TakeoverMobileAgentState(MobileAgentState):
 class ConfirmMobileAgentState(MobileAgentState):
     """A person approves (or refuses) the action the last step chose; approved, it runs."""
 
-    async def handle(self, agent: BasicAgent, context: RunContext) -> None:
-        await agent.confirm(context)
+    async def handle(self, agent: AgentLike, context: RunContext | None = None) -> None:
+        await agent.confirm(need_context(context, self))
 
     @classmethod
     def name(cls) -> str:
@@ -121,10 +135,11 @@ class ConfirmMobileAgentState(MobileAgentState):
 
 @MobileAgentStateManager.register
 class NoneMobileAgentState(MobileAgentState):
-    """Before the first step."""
+    """Before the first step: CONTINUE, or FAIL when the run could not start (``fail_with``)."""
 
-    def next_state(self, agent: BasicAgent) -> AgentState:
-        return agent.state_manager.get_state(MobileAgentStatus.CONTINUE)
+    def next_state(self, agent: AgentLike) -> AgentState:
+        failed = agent.status == MobileAgentStatus.FAIL
+        return agent.state_manager.get_state(MobileAgentStatus.FAIL if failed else MobileAgentStatus.CONTINUE)
 
     @classmethod
     def name(cls) -> str:

@@ -43,6 +43,7 @@ MOBILE_RULES = Rulebook(
     states=("NONE", "CONTINUE", "TAKEOVER", "CONFIRM", "FINISH", "FAIL"),
     moves=(
         ("NONE", "CONTINUE"),
+        ("NONE", "FAIL"),          # the run could not start (no device)
         ("CONTINUE", "CONTINUE"),
         ("CONTINUE", "FINISH"),
         ("CONTINUE", "FAIL"),
@@ -53,7 +54,8 @@ MOBILE_RULES = Rulebook(
         ("CONFIRM", "CONTINUE"),   # approved (and run) or refused (a failed action the model sees)
         ("CONFIRM", "FINISH"),     # the approved action was complete(success=true)
         ("CONFIRM", "FAIL"),       # ... complete(success=false), or the run was stopped while waiting
-        ("FAIL", "FINISH"),
+        ("FAIL", "FINISH"),        # cleanup, for a host that drives the agent on
+        ("FINISH", "FINISH"),      # a no-op
     ),
     initial="NONE",
     final=frozenset({"FINISH"}),

@@ -78,7 +78,7 @@ async def test_a_takeover_waits_for_the_person_and_the_model_hears_what_they_sai
 async def test_a_takeover_nobody_does_ends_in_fail(tmp_path: Path, operator: Any, reason: str) -> None:
     result, _ = await run(tmp_path, [TAKEOVER], operator)
     assert (result.status, result.reason) == ("FAIL", reason)
-    assert moves(result)[-2:] == [("TAKEOVER", "FAIL"), ("FAIL", "FINISH")]
+    assert moves(result)[-1] == ("TAKEOVER", "FAIL")  # FAIL ends the round
 
 
 async def test_a_person_who_never_answers_is_bounded(tmp_path: Path) -> None:

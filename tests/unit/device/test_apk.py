@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from ufo_mobile.device.apk import (
+from ufo_mobile.apk import (
     ARSC_LIMIT,
     MANIFEST,
     MANIFEST_LIMIT,

@@ -67,7 +67,7 @@ def test_every_optional_part_present_and_absent(plan: bool, memory: bool, secret
                          memory=["the code is 4411"] if memory else [])
     ctx = StepContext(run_id="r", step=2, agent_name="A", request="Turn on Wi-Fi", shared=shared,
                       observation=observation())
-    phase = LLMInteraction(ScriptedModel(Script(replies=["x"])), registry(), [], vision=vision, clean_screenshot=clean,
+    phase = LLMInteraction(ScriptedModel(Script(replies=["x"])), registry(), vision=vision, clean_screenshot=clean,
                            secret_ids=["github_password"] if secrets else [])
     system, user = phase.build_messages(ctx)
     system_text, user_text = system.text(), user.text()
@@ -87,7 +87,7 @@ def test_every_optional_part_present_and_absent(plan: bool, memory: bool, secret
 
 
 def test_the_reply_schema_lists_each_action_with_its_arguments() -> None:
-    phase = LLMInteraction(ScriptedModel(Script(replies=["x"])), registry(), [])
+    phase = LLMInteraction(ScriptedModel(Script(replies=["x"])), registry())
     schema = phase.schema
     actions = schema["properties"]["action"]["anyOf"][0]["anyOf"]
     names = [a["properties"]["name"]["const"] for a in actions]
@@ -106,7 +106,7 @@ async def test_the_schema_goes_to_the_model_and_each_call_is_recorded() -> None:
             return await super().complete(messages, schema=schema)
 
     model = Recording(Script(replies=["not json", {"status": "FINISH", "result": "done"}]))
-    phase = LLMInteraction(model, registry(), [])
+    phase = LLMInteraction(model, registry())
     ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=SharedState(), observation=observation())
     await phase.run(ctx)
     assert seen == [phase.schema, phase.schema]

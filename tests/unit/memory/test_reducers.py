@@ -7,18 +7,23 @@ from ufo_mobile.memory.messages import ChatMessage
 from ufo_mobile.memory.state import ActionEntry, SharedState
 
 
-def test_append_dedup_replaces_same_id_in_place() -> None:
+def test_append_unique_keeps_the_first_item_of_an_id() -> None:
     a1, b, a2 = {"id": "a", "v": 1}, {"id": "b", "v": 2}, {"id": "a", "v": 3}
-    assert r.append_dedup([a1, b], a2) == [a2, b]
-    assert r.append_dedup([a1], [b, {"id": "c"}]) == [a1, b, {"id": "c"}]
+    assert r.append_unique([a1, b], a2) == [a1, b]
+    assert r.append_unique([a1], [b, {"id": "c"}, b]) == [a1, b, {"id": "c"}]
 
 
-def test_append_dedup_items_without_id_always_append() -> None:
-    assert r.append_dedup([{"x": 1}], {"x": 1}) == [{"x": 1}, {"x": 1}]
+def test_append_unique_items_without_id_always_append() -> None:
+    assert r.append_unique([{"x": 1}], {"x": 1}) == [{"x": 1}, {"x": 1}]
 
 
 def test_strings_are_their_own_id() -> None:
-    assert r.append_dedup(["com.a", "com.b"], ["com.a", "com.c"]) == ["com.a", "com.b", "com.c"]
+    assert r.append_unique(["com.a", "com.b"], ["com.a", "com.c"]) == ["com.a", "com.b", "com.c"]
+
+
+def test_append_items_and_replace_value() -> None:
+    assert r.append_items([1], 2) == [1, 2] and r.append_items([1], [2, 2]) == [1, 2, 2]
+    assert r.replace_value([1], [2]) == [2]
 
 
 def test_apply_update_uses_each_fields_reducer_and_returns_new_state() -> None:
@@ -43,17 +48,19 @@ def test_apply_update_uses_each_fields_reducer_and_returns_new_state() -> None:
     assert new2.step_number == 2
     assert new2.action_outcomes == [True, False, False]
     assert new2.custom_variables == {"k": 1, "j": 2}
-    assert len(new2.action_history) == 1  # same id: replaced, not duplicated
+    assert len(new2.action_history) == 1  # same id: not added twice
     assert new2.consecutive_failures() == 2
 
 
-def test_add_messages_merges_by_id() -> None:
+def test_add_messages_drops_a_duplicate_id_and_replace_messages_replaces() -> None:
     m1 = ChatMessage(role="user", content="one", id="m1")
     m1b = ChatMessage(role="user", content="one again", id="m1")
     m2 = ChatMessage(role="assistant", content="two", id="m2")
+    m3 = ChatMessage(role="user", content="three")
     state = r.apply_update(SharedState(), {"message_history": [m1, m2]})
-    state = r.apply_update(state, {"message_history": m1b})
-    assert [m.text() for m in state.message_history] == ["one again", "two"]
+    state = r.apply_update(state, {"message_history": [m1b, m3]})
+    assert [m.text() for m in state.message_history] == ["one", "two", "three"]
+    assert r.replace_messages(state.message_history, [m2]) == [m2]
 
 
 def test_unknown_field_is_an_error() -> None:

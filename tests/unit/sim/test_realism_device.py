@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from tests.unit.sim.test_profile import device_with, run, run_bytes
-from ufo_mobile.device.apk import app_label
+from ufo_mobile.apk import app_label
 from ufo_mobile.errors import SimulatorError
 from ufo_mobile.sim import SimPhone, keyboard
 from ufo_mobile.sim.catalog import catalog

@@ -8,8 +8,8 @@ import pytest
 from ufo_mobile.errors import IllegalTransitionError
 from ufo_mobile.states.rulebook import MOBILE_RULES, AgentMachine
 
-LEGAL = {("NONE", "CONTINUE"), ("CONTINUE", "CONTINUE"), ("CONTINUE", "FINISH"),
-         ("CONTINUE", "FAIL"), ("FAIL", "FINISH"),
+LEGAL = {("NONE", "CONTINUE"), ("NONE", "FAIL"), ("CONTINUE", "CONTINUE"), ("CONTINUE", "FINISH"),
+         ("CONTINUE", "FAIL"), ("FAIL", "FINISH"), ("FINISH", "FINISH"),
          ("CONTINUE", "TAKEOVER"), ("TAKEOVER", "CONTINUE"), ("TAKEOVER", "FAIL"),
          ("CONTINUE", "CONFIRM"), ("CONFIRM", "CONTINUE"), ("CONFIRM", "FINISH"), ("CONFIRM", "FAIL")}
 PATH_TO = {"NONE": [], "CONTINUE": ["CONTINUE"], "FAIL": ["CONTINUE", "FAIL"], "FINISH": ["CONTINUE", "FINISH"],

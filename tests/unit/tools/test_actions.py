@@ -18,7 +18,7 @@ from ufo_mobile.processors.action_execution import ActionExecution
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.session import Session
 from ufo_mobile.settings import AgentSettings, LogSettings, ModelSettings, Settings, TaskSettings
-from ufo_mobile.states.status import MobileAgentStatus
+from ufo_mobile.status import MobileAgentStatus
 
 SETTINGS, CONTACTS, NOTES = "com.android.settings", "com.android.contacts", "com.example.notes"
 LAUNCHER = "com.android.launcher3"

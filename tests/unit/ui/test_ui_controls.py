@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tests.ui_coverage import uncovered
 from ufo_mobile.ui import (
     Bounds,
     Control,
@@ -15,7 +16,6 @@ from ufo_mobile.ui import (
     parse_hierarchy,
     screen_for,
 )
-from ufo_mobile.ui.coverage import uncovered
 
 LoadDump = Callable[[str], bytes]
 

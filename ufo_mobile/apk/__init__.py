@@ -21,9 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ufo_mobile.device.apk_arsc import resolve_string
-from ufo_mobile.device.apk_axml import ManifestInfo, parse_manifest
-from ufo_mobile.device.apk_zip import CentralDirectory, ReadRange, ZipEntry, read_central_directory, read_entry
+from ufo_mobile.apk.arsc import resolve_string
+from ufo_mobile.apk.axml import ManifestInfo, parse_manifest
+from ufo_mobile.apk.zip import CentralDirectory, ReadRange, ZipEntry, read_central_directory, read_entry
 from ufo_mobile.errors import ApkError
 
 __all__ = [

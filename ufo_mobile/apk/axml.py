@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ufo_mobile.device.apk_res import (
+from ufo_mobile.apk.res import (
     INT_TYPES,
     REFERENCE_TYPES,
     STRING_POOL,

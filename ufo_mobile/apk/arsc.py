@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ufo_mobile.device.apk_res import (
+from ufo_mobile.apk.res import (
     REFERENCE_TYPES,
     STRING_POOL,
     TYPE_STRING,

@@ -1,0 +1,67 @@
+"""Imports point down only: the layers of ../shared/DESIGN.md, checked on every module's imports
+(those made for type checking and inside functions included: a lazy import up is still a cycle)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "ufo_mobile"
+
+# higher layers may import lower ones (and their own); never the other way round
+LAYERS: dict[str, int] = {
+    "__main__": 101, "__init__": 100, "cli": 100,
+    "host": 90, "fleet": 85, "eval": 85,
+    "session": 80,
+    "agents": 70,
+    "states": 60,
+    "context": 55,
+    "processors": 50,
+    "tools": 45,
+    "llm": 40,
+    "ui": 35,
+    "device": 30,
+    "sim": 25,
+    "sandbox": 20,
+    "memory": 15,
+    "trace": 12,
+    "prompts": 10,
+    "apk": 0, "status": 0, "settings": 0, "errors": 0, "safe_text": 0, "yamlio": 0,
+}
+
+
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py"))
+
+
+def imports_of(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{a.name}" for a in node.names] if node.module == "ufo_mobile" else [node.module]
+            found += [(node.lineno, n) for n in names if n.startswith("ufo_mobile.")]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("ufo_mobile.")]
+    return found
+
+
+def test_every_package_has_a_layer() -> None:
+    tops = {p.relative_to(PACKAGE).parts[0].removesuffix(".py") for p in modules()}
+    assert tops <= set(LAYERS), sorted(tops - set(LAYERS))
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_down(path: Path) -> None:
+    rel = path.relative_to(PACKAGE)
+    own = rel.parts[0].removesuffix(".py")
+    upward = [f"line {line}: {target}" for line, target in imports_of(path)
+              if LAYERS[layer_of(target)] > LAYERS[own]]
+    assert not upward, f"{rel} imports up: {upward}"
