@@ -1,0 +1,99 @@
+"""The prompts of reasoning mode and its sub-agents: every template renders with exactly the
+placeholders it declares, and each prompt's own example of a reply passes that reply's parser."""
+
+from __future__ import annotations
+
+import pytest
+
+from ufo_mobile.llm.manager_reply import parse_manager_reply
+from ufo_mobile.llm.prompt import PromptError, PromptTemplates
+from ufo_mobile.llm.reply import parse_reply
+from ufo_mobile.llm.subagent_reply import parse_code_reply, parse_text_reply
+from ufo_mobile.status import MobileAgentStatus
+
+EXPECTED = {
+    "manager": {
+        "system": {"actions"}, "scripter_disabled": set(), "output_schema": {"schema"},
+        "user": {"request", "current_app", "apps"}, "app_card": {"app", "card"}, "memory": {"memory"},
+        "previous_plan": {"plan"}, "recent_actions": {"outcomes"}, "error_history": {"errors"},
+        "replan": {"failures", "attempts"}, "scripter_result": {"task", "status", "output"},
+        "screen": {"screen"}, "blocked": set(), "reask": {"error"},
+    },
+    "executor": {
+        "system": {"width", "height", "legend", "actions"}, "secrets": {"ids"}, "recent_actions": {"outcomes"},
+        "user": {"request", "plan", "subgoal", "current_app", "screen"}, "blocked": set(), "reask": {"error"},
+    },
+    "text_manipulator": {"system": set(), "user": {"request", "instruction", "text"}, "reask": {"error"}},
+    "scripter": {"system": {"timeout"}, "user": {"request", "task"}, "retry": {"output"}, "reask": {"error"}},
+    "codeact": {
+        "system": {"width", "height", "legend", "tools"}, "secrets": {"ids"}, "memory": {"memory"},
+        "result": {"output"}, "user": {"request", "current_app", "apps", "screen"}, "blocked": set(),
+        "reask": {"error"},
+    },
+}
+
+
+def render(file: str, template: str) -> str:
+    templates = PromptTemplates.load(file)
+    return templates.render(template, **{p: f"<{p}>" for p in templates.placeholders(template)})
+
+
+@pytest.mark.parametrize("file", sorted(EXPECTED))
+def test_every_template_renders_with_the_placeholders_it_declares(file: str) -> None:
+    templates = PromptTemplates.load(file)
+    assert {name: templates.placeholders(name) for name in templates.names} == EXPECTED[file]
+    for name in templates.names:
+        text = render(file, name)
+        assert text and "$" not in text and "\n\n\n" not in text, name
+        for placeholder in templates.placeholders(name):
+            assert f"<{placeholder}>" in text, (name, placeholder)
+    with pytest.raises(PromptError):
+        templates.render("system", unexpected="x")
+
+
+def test_the_manager_prompt_teaches_its_reply_format() -> None:
+    system = render("manager", "system")
+    for part in ("<thought>", "<add_memory>", "<plan>", "<script>", "</script>", "TEXT_TASK:",
+                 '<request_accomplished success="true">', '<request_accomplished success="false">', "<actions>"):
+        assert part in system, part
+    replan = render("manager", "replan")
+    assert "<failures> times in a row" in replan and "<attempts>" in replan and "changed plan" in replan
+    assert "<script>" in render("manager", "scripter_disabled")
+    assert "<schema>" in render("manager", "output_schema")
+    for name in ("reask", "screen"):
+        assert "<plan>" in render("manager", name) and "<request_accomplished" in render("manager", name)
+
+
+def test_a_reply_written_as_the_manager_prompt_says_parses() -> None:
+    system = render("manager", "system")
+    plan_example = system[system.index("<plan>\n"): system.index("</plan>") + len("</plan>")]
+    reply = parse_manager_reply(f"<thought>t</thought>\n<add_memory>a fact</add_memory>\n{plan_example}")
+    assert reply.plan is not None and [s.text for s in reply.plan] == ["The next subgoal", "The subgoal after it"]
+    final_start = system.index('<request_accomplished success="true">The')
+    final = system[final_start: system.index("</request_accomplished>", final_start) + len("</request_accomplished>")]
+    assert parse_manager_reply(final).final is not None
+
+
+def test_the_executor_uses_the_flat_agents_reply_format() -> None:
+    system = render("executor", "system")
+    flat = render("mobile_agent", "system")
+    for field in ('"status"', '"observation"', '"thought"', '"action"', '"confirm"', '"plan"', '"result"'):
+        assert field in system and field in flat, field
+    for status in (MobileAgentStatus.CONTINUE, MobileAgentStatus.FINISH, MobileAgentStatus.FAIL):
+        assert f'"{status}"' in system
+    assert "TAKEOVER" not in system
+    reply = parse_reply('{"status": "CONTINUE", "observation": "o", "thought": "t", "plan": [],'
+                        ' "action": {"name": "click", "args": {"index": 4, "text": "Wi-Fi"}, "confirm": false}}')
+    assert reply.action is not None and reply.plan == []
+    user = render("executor", "user")
+    assert user.index("<subgoal>") < user.index("<screen>") and "<plan>" in user
+
+
+def test_each_sub_agent_prompt_shows_a_reply_its_parser_accepts() -> None:
+    assert parse_text_reply(render("text_manipulator", "system")) == "The complete new text of the field."
+    assert parse_code_reply(render("scripter", "system")) == "<the whole script>"
+    assert parse_code_reply(render("codeact", "system")) == 'click(index=4, text="Wi-Fi")'
+    assert "complete(success=True" in render("codeact", "system") and "No imports" in render("codeact", "system")
+    assert "<timeout> seconds" in render("scripter", "system") and "urllib" in render("scripter", "system")
+    user = render("text_manipulator", "user")
+    assert "<current_text>\n<text>\n</current_text>" in user and "<instruction>" in user
