@@ -39,6 +39,7 @@ from ufo_mobile.device.factory import build_sim_phone, make_driver, wrap_driver
 from ufo_mobile.errors import ConfigError, DeviceError, RunWriteError
 from ufo_mobile.llm.base import ChatModel, ManagedModel
 from ufo_mobile.llm.factory import make_model
+from ufo_mobile.llm.structured import StructuredOutputError, load_output_spec
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.settings import Settings
 from ufo_mobile.states.base import AgentLike
@@ -96,6 +97,7 @@ class RunResult:
     signal: int | None = None  # the signal that stopped the run, if one did
     cached_tokens: int = 0  # the part of prompt_tokens served from the provider's prompt cache
     model_calls: int = 0
+    output: Any = None  # the answer as structured data, when the task asks for it (task.output)
 
     @property
     def ok(self) -> bool:
@@ -159,6 +161,8 @@ class Session:
         s = self.settings
         started = time.monotonic()
         check_tool_settings(s.tools)  # a custom tool that does not load is a config error: no run directory
+        if s.task.output is not None:
+            load_output_spec(s.task.output)  # so is an output model that does not import
         model = self.model or make_model(s.model)  # bad files are config errors: no run directory yet
         if isinstance(model, ManagedModel):
             for secret in model.secrets():  # a key read from the environment is a secret too
@@ -233,11 +237,17 @@ class Session:
     def _result(self, agent: AgentLike, ctx: RunContext, started: float) -> RunResult:
         failed = agent.failed or agent.status == MobileAgentStatus.FAIL
         stopped = ctx.interrupted and failed and agent.reason == ctx.stop_reason
-        answer = agent.answer
+        answer, reason, output = agent.answer, agent.reason, None
+        if not failed and self.settings.task.output is not None:
+            try:
+                output = load_output_spec(self.settings.task.output).extract(answer)
+            except StructuredOutputError as exc:
+                failed, reason = True, f"the answer does not match task.output: {exc}"
+                ctx.logger.warning("structured_output_invalid", error=str(exc))
         return RunResult(
             run_id=self.run_id,
             status=MobileAgentStatus.FAIL if failed else MobileAgentStatus.FINISH,
-            reason=self.redactor.text(agent.reason),
+            reason=self.redactor.text(reason),
             answer="" if failed else self.redactor.text(answer),
             steps=ctx.step,
             prompt_tokens=ctx.usage.prompt_tokens,
@@ -249,6 +259,7 @@ class Session:
             signal=ctx.stop_signal if stopped else None,
             cached_tokens=ctx.usage.cached_tokens,
             model_calls=ctx.usage.calls,
+            output=output,
         )
 
     async def _close_model(self, model: ChatModel) -> None:

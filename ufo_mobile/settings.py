@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from ufo_mobile import yamlio
 from ufo_mobile.errors import ConfigError
+from ufo_mobile.output_settings import OutputSettings
 from ufo_mobile.safe_text import printable
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -233,9 +234,32 @@ class LogSettings(_Strict):
 class TaskSettings(_Strict):
     text: str = Field(min_length=1)
     name: str | None = None
+    output: OutputSettings | None = Field(default=None, description="a structured final answer (model or schema)")
+
+
+class ScripterSettings(_Strict):
+    enabled: bool = Field(default=False, description="let the manager run off-device Python (<script> items)")
+    wall_seconds: float = Field(default=30.0, gt=0)
+    cpu_seconds: float = Field(default=20.0, gt=0)
+    memory_mb: int = Field(default=512, ge=64)
+
+
+class ReasoningSettings(_Strict):
+    err_to_manager_thresh: int = Field(default=2, ge=1, description="executor failures in a row before a replan")
+    memory_items: int = Field(default=20, ge=1, description="facts the manager keeps (oldest dropped)")
+    app_cards_dir: str | None = Field(default=None, description="per-app guidance: <dir>/<package>.md")
+    scripter: ScripterSettings = ScripterSettings()
+
+
+class CodeActSettings(_Strict):
+    wall_seconds: float = Field(default=10.0, gt=0, description="how long one reply's code may run")
+    cpu_seconds: float = Field(default=10.0, gt=0)
+    memory_mb: int = Field(default=256, ge=64)
+    max_tool_calls: int = Field(default=10, ge=1, description="tool calls one reply's code may make")
 
 
 class Settings(_Strict):
+    mode: Literal["direct", "reasoning", "codeact"] = "direct"
     task: TaskSettings
     device: DeviceSettings = DeviceSettings()
     model: ModelSettings
@@ -246,6 +270,8 @@ class Settings(_Strict):
     human: HumanSettings = HumanSettings()
     tools: ToolSettings = ToolSettings()
     credentials: CredentialSettings = CredentialSettings()
+    reasoning: ReasoningSettings = ReasoningSettings()
+    codeact: CodeActSettings = CodeActSettings()
 
     def secrets(self) -> list[str]:
         """Secret values that must never be written anywhere."""
@@ -256,7 +282,8 @@ class Settings(_Strict):
 # --- loading ---------------------------------------------------------------------------------
 
 # Paths resolved against the file that names them (logs.dir stays relative to the working directory).
-_PATH_FIELDS = {("model", "script"), ("device", "sim", "apps"), ("credentials", "file")}
+_PATH_FIELDS = {("model", "script"), ("device", "sim", "apps"), ("credentials", "file"),
+                ("reasoning", "app_cards_dir")}
 
 
 class _Doc:

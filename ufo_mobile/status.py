@@ -19,6 +19,9 @@ class MobileAgentStatus(StrEnum):
     FAIL = "FAIL"
     TAKEOVER = "TAKEOVER"
     CONFIRM = "CONFIRM"
+    # the manager's own states (reasoning mode): a subgoal handed to a sub-agent, a forced replan
+    ASSIGN = "ASSIGN"
+    REPLAN = "REPLAN"
 
 
 #: The statuses a model may answer with.

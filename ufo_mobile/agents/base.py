@@ -45,6 +45,7 @@ class BasicAgent:
         self.failed = False
         self.limit_settings = limits or LimitSettings()
         self.limits = LimitGuard(self.limit_settings)
+        self.limit_hit: str | None = None  # the limit the last step hit (the run must stop)
         self.step_timer = step_timer
         self.logger = logger
 
@@ -100,7 +101,7 @@ class BasicAgent:
         if not context.shared.instruction:
             context.shared = apply_update(context.shared, {"instruction": context.request})
         return StepContext(run_id=context.run_id, step=context.step, agent_name=self.name,
-                           request=context.request, shared=context.shared)
+                           request=context.request, shared=context.shared, state=self.state.name())
 
     async def run_step(self, context: RunContext, processor: Processor, ctx: StepContext) -> None:
         """Run ``processor`` on ``ctx`` under the step timeout, cancellable by a signal; then the limits."""
@@ -126,7 +127,7 @@ class BasicAgent:
         """The step's shared state, usage and status become the run's; the limits are checked."""
         context.shared = ctx.shared
         context.usage = context.usage + ctx.usage
-        limit = self.limits.check(ctx, context.shared, ctx.step)
+        limit = self.limit_hit = self.limits.check(ctx, context.shared, ctx.step)
         if limit is not None:
             ctx.fail(limit)
         self.status, self.reason = ctx.status, ctx.reason

@@ -25,5 +25,15 @@ def build_agent(settings: Settings, *, device: DeviceDriver, model: ChatModel, l
                 step_timer: StepTimer = event_loop_timer, credentials: CredentialManager | None = None,
                 operator: Operator | None = None) -> BasicAgent:
     """The root agent for ``settings.mode``."""
+    if settings.mode == "reasoning":
+        from ufo_mobile.agents.reasoning import ManagerAgent
+
+        return ManagerAgent("Manager", device=device, model=model, settings=settings, logger=logger,
+                            step_timer=step_timer, credentials=credentials, operator=operator)
+    if settings.mode == "codeact":
+        from ufo_mobile.agents.codeact import CodeActAgent
+
+        return CodeActAgent("CodeActAgent", device=device, model=model, settings=settings, logger=logger,
+                            step_timer=step_timer, credentials=credentials, operator=operator)
     return MobileAgent("MobileAgent", device=device, model=model, settings=settings, logger=logger,
                        step_timer=step_timer, credentials=credentials, operator=operator)

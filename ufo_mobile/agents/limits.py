@@ -36,8 +36,9 @@ class LimitGuard:
         self._recent: deque[tuple[str, str]] = deque(maxlen=settings.max_repeated_actions)
 
     def check(self, ctx: StepContext, shared: SharedState, steps_taken: int) -> str | None:
-        """The reason to stop, or None. Only a CONTINUE step can be stopped."""
-        if ctx.status != MobileAgentStatus.CONTINUE:
+        """The reason to stop, or None. Only a step that goes on (CONTINUE, or a manager's ASSIGN)
+        can be stopped."""
+        if ctx.status not in (MobileAgentStatus.CONTINUE, MobileAgentStatus.ASSIGN):
             return None
         s = self.settings
         failures = shared.consecutive_failures()

@@ -19,10 +19,11 @@ from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.errors import DeviceError, RunWriteError
 from ufo_mobile.llm.base import ChatModel
+from ufo_mobile.llm.structured import load_output_spec
 from ufo_mobile.memory.records import StepRecord
 from ufo_mobile.memory.reducers import apply_update
 from ufo_mobile.processors.action_execution import ActionExecution
-from ufo_mobile.processors.base import Middleware, Processor
+from ufo_mobile.processors.base import Middleware, Phase, Processor
 from ufo_mobile.processors.confirm import ConfirmPolicy
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.processors.data_collection import DataCollection
@@ -30,8 +31,9 @@ from ufo_mobile.processors.llm_interaction import LLMInteraction
 from ufo_mobile.processors.memory_update import MemoryUpdate
 from ufo_mobile.processors.recorder import StepRecorder
 from ufo_mobile.settings import Settings
+from ufo_mobile.states.base import AgentStateManager
 from ufo_mobile.states.mobile import MobileAgentStateManager
-from ufo_mobile.states.rulebook import MOBILE_RULES
+from ufo_mobile.states.rulebook import MOBILE_RULES, Rulebook
 from ufo_mobile.status import MobileAgentStatus
 from ufo_mobile.tools.build import build_tool_registry
 from ufo_mobile.tools.credentials import CredentialManager
@@ -42,13 +44,20 @@ from ufo_mobile.ui.provider import AndroidStateProvider, StateProvider
 
 
 class MobileAgent(BasicAgent):
+    #: this agent's rulebook (reasoning mode's executor has its own)
+    rules: Rulebook = MOBILE_RULES
+
+    @staticmethod
+    def new_state_manager() -> AgentStateManager:
+        return MobileAgentStateManager()
+
     def __init__(self, name: str, *, device: DeviceDriver, model: ChatModel, settings: Settings,
-                 tools: ToolRegistry | None = None, state_manager: MobileAgentStateManager | None = None,
+                 tools: ToolRegistry | None = None, state_manager: AgentStateManager | None = None,
                  middleware: tuple[Middleware, ...] = (), logger: Any = None,
                  clock: Callable[[], float] = time.monotonic, step_timer: StepTimer = event_loop_timer,
                  state_provider: StateProvider | None = None, credentials: CredentialManager | None = None,
                  operator: Operator | None = None) -> None:
-        super().__init__(name, state_manager or MobileAgentStateManager(), MOBILE_RULES, limits=settings.limits,
+        super().__init__(name, state_manager or self.new_state_manager(), self.rules, limits=settings.limits,
                          step_timer=step_timer, logger=logger)
         self.device = device
         self.model = model
@@ -77,16 +86,12 @@ class MobileAgent(BasicAgent):
         """The processor is built once per run: its phases keep per-run caches (apps)."""
         if self._processor is None:
             self._redact = context.writer.redactor.text
-            p, a = self.settings.perception, self.settings.agent
+            p = self.settings.perception
             phases = (
                 DataCollection(self.device, self.cache, p, logger=context.logger, clock=self.clock,
                                provider=self.state_provider),
-                LLMInteraction(self.model, self.tools, history_steps=a.history_steps,
-                               vision=self.settings.model.vision, image_detail=p.image_detail,
-                               clean_screenshot=p.send_clean_screenshot, secret_ids=self.credentials.ids(),
-                               logger=context.logger, redact=context.writer.redactor.text),
-                ActionExecution(self.tools, self.device, self.cache, a, state_provider=self.state_provider,
-                                credentials=self.credentials, policy=self.confirm_policy()),
+                self.interaction(context),
+                self.execution(),
                 MemoryUpdate(),
             )
             recorder = StepRecorder(context.writer, annotate=p.annotate)
@@ -94,6 +99,28 @@ class MobileAgent(BasicAgent):
             # a confirmed (or refused) action: the same action and memory phases, without observing or asking
             self._confirm_processor = Processor(phases[2:], recorder=recorder, middleware=self.middleware)
         return self._processor
+
+    #: the model phase's class (reasoning mode's executor and text manipulator use their own)
+    interaction_class: type[LLMInteraction] = LLMInteraction
+
+    def interaction(self, context: RunContext) -> LLMInteraction:
+        """Phase 2: the model phase."""
+        p = self.settings.perception
+        return self.interaction_class(
+            self.model, self.tools, history_steps=self.settings.agent.history_steps, vision=self.settings.model.vision,
+            image_detail=p.image_detail, clean_screenshot=p.send_clean_screenshot, secret_ids=self.credentials.ids(),
+            logger=context.logger, redact=context.writer.redactor.text, output_schema=self.output_schema())
+
+    def execution(self) -> Phase:
+        """Phase 3: run the chosen action."""
+        return ActionExecution(self.tools, self.device, self.cache, self.settings.agent,
+                               state_provider=self.state_provider, credentials=self.credentials,
+                               policy=self.confirm_policy())
+
+    def output_schema(self) -> str | None:
+        """The final answer's schema for the prompt, when the task asks for structured output."""
+        output = self.settings.task.output
+        return load_output_spec(output).schema_text() if output is not None and self.ends_task else None
 
     def confirm_policy(self) -> ConfirmPolicy:
         c = self.settings.human.confirm
@@ -149,9 +176,12 @@ class MobileAgent(BasicAgent):
         assert self._confirm_processor is not None
         await self.run_step(context, self._confirm_processor, ctx)
 
+    #: whether this agent's FINISH or FAIL ends the task (not so for reasoning mode's executor)
+    ends_task: bool = True
+
     def after_step(self, context: RunContext, ctx: StepContext) -> None:
         super().after_step(context, ctx)
-        if self.status in (MobileAgentStatus.FINISH, MobileAgentStatus.FAIL):
+        if self.ends_task and self.status in (MobileAgentStatus.FINISH, MobileAgentStatus.FAIL):
             context.shared = apply_update(context.shared, {"finished": True,
                                                            "success": self.status == MobileAgentStatus.FINISH})
         elif self.status == MobileAgentStatus.CONFIRM:
@@ -159,7 +189,11 @@ class MobileAgent(BasicAgent):
 
     async def on_fail(self, context: RunContext) -> None:
         """Keep the final screen and the reason; a dead device must not hide the reason."""
-        context.logger.warning("run_failed", step=context.step, reason=self.reason)
+        await self.keep_final_screen(context, self.reason)
+
+    async def keep_final_screen(self, context: RunContext, reason: str) -> None:
+        """``final.png`` and the reason in the log, for a run that failed."""
+        context.logger.warning("run_failed", step=context.step, reason=reason)
         try:
             png = await asyncio.wait_for(self.device.screenshot(),
                                          self.settings.device.command_timeout_seconds)

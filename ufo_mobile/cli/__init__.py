@@ -70,6 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--base-url", metavar="URL",
                      help="the server's API URL (model.base_url), e.g. http://localhost:11434/v1; "
                           "for azure the resource endpoint (model.azure_endpoint)")
+    run.add_argument("--mode", choices=("direct", "reasoning", "codeact"),
+                     help="how the agent works (mode): direct (one JSON action per step, the default), reasoning "
+                          "(a manager plans, an executor acts per subgoal) or codeact (the model writes Python "
+                          "calling the actions)")
     run.add_argument("--max-steps", type=int, metavar="N", help="override limits.max_steps")
     run.add_argument("--log-dir", type=Path, metavar="DIR", help="where run directories go (default logs/)")
     run.add_argument("--config", type=Path, metavar="FILE",
@@ -134,6 +138,8 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
         out["limits"] = {"max_steps": args.max_steps}
     if args.log_dir is not None:
         out["logs"] = {"dir": str(args.log_dir)}
+    if args.mode is not None:
+        out["mode"] = args.mode
     return out
 
 

@@ -49,6 +49,7 @@ class StepContext:
     agent_name: str
     request: str
     shared: SharedState
+    state: str = MobileAgentStatus.CONTINUE  # the agent's state that ran the step
     observation: Observation | None = None
     messages: list[ChatMessage] = field(default_factory=list)
     raw_replies: list[str] = field(default_factory=list)

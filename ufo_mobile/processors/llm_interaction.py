@@ -72,7 +72,7 @@ class LLMInteraction:
                  history_steps: int = 6, vision: bool = True, image_detail: Literal["low", "high", "auto"] = "high",
                  clean_screenshot: bool = False, secret_ids: Sequence[str] = (),
                  templates: PromptTemplates | None = None, logger: Any = None,
-                 redact: Callable[[str], str] | None = None) -> None:
+                 redact: Callable[[str], str] | None = None, output_schema: str | None = None) -> None:
         self.model = model
         self.tools = tools
         self.history_steps = history_steps
@@ -81,16 +81,18 @@ class LLMInteraction:
         self.clean_screenshot = clean_screenshot
         self.secret_ids = list(secret_ids)
         self.templates = templates or PromptTemplates.load("mobile_agent")
-        self.schema = reply_schema(tools)
+        self.schema: dict[str, Any] | None = reply_schema(tools)
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.llm")
         self._redact = redact  # applied to every message sent: no secret reaches the model
+        self.output_schema = output_schema  # the final answer's JSON schema (task.output), if any
 
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
         width, height = screen_size
         main = self.templates.render("system", width=width, height=height, legend="\n".join(screen_legend()),
                                      actions=self.tools.get_tool_descriptions_text())
         secrets = self.templates.render("secrets", ids=", ".join(self.secret_ids)) if self.secret_ids else ""
-        return compose([main, secrets])
+        output = self.templates.render("output_schema", schema=self.output_schema) if self.output_schema else ""
+        return compose([main, secrets, output])
 
     def user_text(self, ctx: StepContext, obs: Observation) -> str:
         shared = ctx.shared

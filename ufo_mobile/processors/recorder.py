@@ -73,6 +73,7 @@ class StepRecorder:
         return {
             "step": ctx.step,
             "agent": ctx.agent_name,
+            "state": ctx.state,
             "status": ctx.status,
             "reason": ctx.reason,
             "observation_id": obs.observation_id if obs else None,

@@ -53,7 +53,8 @@ def test_templates_are_strict_both_ways() -> None:
 
 def test_every_packaged_template_has_its_placeholders_filled_by_the_agent() -> None:
     templates = PromptTemplates.load("mobile_agent")
-    assert set(templates.names) == {"system", "secrets", "user", "plan", "memory", "screen", "blocked", "reask"}
+    assert set(templates.names) == {"system", "secrets", "user", "plan", "memory", "screen", "blocked", "reask",
+                                    "output_schema"}
     for name in templates.names:
         values = {p: f"<{p}>" for p in templates.placeholders(name)}
         assert "$" not in templates.render(name, **values)

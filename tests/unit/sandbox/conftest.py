@@ -1,0 +1,35 @@
+"""Every sandbox process a test starts is recorded and, after the test, checked to be gone: reaped,
+nothing left in its process group (what it forked included), its working directory removed."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.sandbox.processes import live_group_members
+from ufo_mobile.sandbox import process
+from ufo_mobile.sandbox.process import SandboxProcess
+
+
+@pytest.fixture(autouse=True)
+def sandbox_processes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[SandboxProcess]]:
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("needs /proc to check that no sandbox process is left over")
+    started: list[SandboxProcess] = []
+    real_start = process.start
+
+    async def recording_start(**kwargs: Any) -> SandboxProcess:
+        sandbox = await real_start(**kwargs)
+        started.append(sandbox)
+        return sandbox
+
+    monkeypatch.setattr(process, "start", recording_start)
+    yield started
+    for sandbox in started:
+        assert sandbox.returncode is not None, f"sandbox process {sandbox.pid} was not reaped"
+        assert live_group_members(sandbox.pid) == [], f"processes of sandbox {sandbox.pid} outlived the run"
+        assert not os.path.exists(sandbox.workdir), f"{sandbox.workdir} was not removed"

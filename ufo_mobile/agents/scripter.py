@@ -1,0 +1,117 @@
+"""The Scripter: a ``<script>`` plan item, run off the device.
+
+The manager's item says what to compute or fetch; the Scripter's model writes the Python for it
+(``prompts/scripter.yaml``), which runs in the sandbox (``ufo_mobile.sandbox.run_script``): a
+separate process with a clean environment (no secrets), a temporary directory, and wall-clock, CPU
+and memory limits, with no device. What it printed comes back to the manager in its next prompt.
+It is opt-in (``reasoning.scripter.enabled``); when it is off, a script item fails at once with a
+reason the manager reads (its prompt already says scripts are off).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from ufo_mobile.agents.base import BasicAgent
+from ufo_mobile.agents.limits import StepTimer, event_loop_timer
+from ufo_mobile.context import RunContext
+from ufo_mobile.errors import LLMOutputParseError
+from ufo_mobile.llm.base import ChatModel
+from ufo_mobile.llm.prompt import PromptTemplates
+from ufo_mobile.llm.subagent_reply import parse_code_reply
+from ufo_mobile.memory.messages import ChatMessage
+from ufo_mobile.processors.base import Processor
+from ufo_mobile.processors.context import StepContext
+from ufo_mobile.processors.llm_interaction import LLMInteraction
+from ufo_mobile.processors.memory_update import MemoryUpdate
+from ufo_mobile.processors.recorder import StepRecorder
+from ufo_mobile.sandbox import SandboxLimits, run_script
+from ufo_mobile.settings import ScripterSettings, Settings
+from ufo_mobile.states.base import AgentLike
+from ufo_mobile.states.reasoning import SUBAGENT_RULES, SubAgentStateManager
+from ufo_mobile.status import MobileAgentStatus
+from ufo_mobile.tools.context import ActionResult
+from ufo_mobile.tools.registry import ToolRegistry
+
+OUTPUT_CHARS = 4000  # of the script's output, kept for the manager
+
+
+class ScriptPhase(LLMInteraction):
+    """Ask for the script, run it in the sandbox; the step's result is the run."""
+
+    name: ClassVar[str] = "script"
+
+    def __init__(self, model: ChatModel, settings: ScripterSettings, **kwargs: Any) -> None:
+        super().__init__(model, ToolRegistry(), templates=PromptTemplates.load("scripter"), **kwargs)
+        self.schema = None
+        self.settings = settings
+
+    async def _code(self, ctx: StepContext, task: str) -> str:
+        t = self.templates
+        messages = [ChatMessage(role="system", content=t.render("system", timeout=f"{self.settings.wall_seconds:g}")),
+                    ChatMessage(role="user", content=t.render("user", request=ctx.request, task=task))]
+        for attempt in (1, 2):
+            ctx.messages = messages
+            reply = await self._ask(ctx, messages)
+            try:
+                return parse_code_reply(reply)
+            except LLMOutputParseError as exc:
+                ctx.parse_errors.append(str(exc))
+                if attempt == 2:
+                    raise LLMOutputParseError(f"the script reply was invalid twice: {exc}", raw=reply) from exc
+                messages = [*messages, ChatMessage(role="assistant", content=reply),
+                            ChatMessage(role="user", content=t.render("reask", error=str(exc)))]
+        raise AssertionError("unreachable")
+
+    async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
+        task = ctx.shared.current_subgoal
+        if not self.settings.enabled:
+            ctx.fail("script items are turned off (reasoning.scripter.enabled: false): plan the step on the phone")
+            return {"error_descriptions": ctx.reason, "action_outcomes": False}
+        code = await self._code(ctx, task)
+        limits = SandboxLimits(wall_seconds=self.settings.wall_seconds, cpu_seconds=self.settings.cpu_seconds,
+                               memory_mb=self.settings.memory_mb, max_output_chars=OUTPUT_CHARS)
+        run = await run_script(code, limits)
+        ctx.extra["script"] = {"code": code, "ok": run.ok, "error": run.error, "seconds": run.duration_seconds}
+        output = run.render()
+        ctx.result = ActionResult(run.ok, output[:300] if run.ok else (run.error or run.refused or "failed"))
+        if run.ok:
+            ctx.status, ctx.reason = MobileAgentStatus.FINISH, "the script ran"
+        else:
+            ctx.fail(f"the script failed: {run.error or run.refused}")
+        status = "succeeded" if run.ok else f"failed ({run.error or run.refused})"
+        update: dict[str, Any] = {
+            "scripter_history": {"step": ctx.step, "task": task, "status": status, "output": output},
+            "last_scripter_success": run.ok, "action_outcomes": run.ok, "summary_history": ctx.result.summary}
+        if not run.ok:
+            update["error_descriptions"] = ctx.reason
+        return update
+
+
+class ScripterAgent(BasicAgent):
+    def __init__(self, name: str, *, parent: AgentLike, model: ChatModel, settings: Settings, logger: Any = None,
+                 step_timer: StepTimer = event_loop_timer) -> None:
+        super().__init__(name, SubAgentStateManager(), SUBAGENT_RULES, limits=settings.limits, step_timer=step_timer,
+                         logger=logger)
+        self.parent = parent
+        self.model, self.settings = model, settings
+        self._processor: Processor | None = None
+
+    def processor(self, context: RunContext) -> Processor:
+        if self._processor is None:
+            phase = ScriptPhase(self.model, self.settings.reasoning.scripter, logger=context.logger,
+                                redact=context.writer.redactor.text)
+            self._processor = Processor((phase, MemoryUpdate()), recorder=StepRecorder(context.writer))
+        return self._processor
+
+    async def process(self, context: RunContext) -> None:
+        if context.interrupted:
+            self.fail_with(context.stop_reason)
+            return
+        await self.run_step(context, self.processor(context), self.new_step(context))
+
+    async def hand_back(self, context: RunContext) -> None:
+        done = getattr(self.parent, "subtask_done", None)
+        if done is not None:
+            done(context, self, ok=self.status == MobileAgentStatus.FINISH)

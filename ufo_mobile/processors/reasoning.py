@@ -1,0 +1,215 @@
+"""The model phases of reasoning mode, each a variant of phase 2 (``LLMInteraction``):
+
+- ``ManagerInteraction``: the manager plans. Its prompt (``prompts/manager.yaml``) carries the
+  request, the screen, the app card, its memory, its previous plan, the latest outcomes and the
+  errors so far (or, in the REPLAN state, the failed attempts and the demand for another plan). Its
+  reply (``<thought>``, ``<add_memory>``, ``<plan>`` or ``<request_accomplished>``) is parsed
+  strictly, with one corrective re-ask. A plan sets the step's status to ASSIGN and the first item
+  becomes ``current_subgoal``; a final tag ends the task (FINISH, or FAIL with the answer as reason).
+- ``ExecutorInteraction``: one atomic action for the current subgoal (``prompts/executor.yaml``),
+  in the flat agent's JSON reply format.
+- ``TextInteraction``: the TextManipulator reads the focused field and asks for its new text; the
+  step's action then types it over the old one (``type`` with ``clear``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ufo_mobile.errors import LLMOutputParseError
+from ufo_mobile.llm.manager_reply import ManagerReply, parse_manager_reply, remember, render_plan
+from ufo_mobile.llm.prompt import PromptTemplates, compose
+from ufo_mobile.llm.reply import ActionCall
+from ufo_mobile.llm.subagent_reply import parse_text_reply
+from ufo_mobile.memory.messages import ChatMessage, ContentPart, TextPart
+from ufo_mobile.processors.context import Observation, StepContext
+from ufo_mobile.processors.llm_interaction import LLMInteraction, app_list
+from ufo_mobile.safe_text import printable
+from ufo_mobile.status import MobileAgentStatus
+from ufo_mobile.ui.format import screen_legend
+
+RECENT = 5  # outcomes and errors shown to the manager
+CARD_CHARS = 4000  # an app card is cut to this many characters
+
+
+def recent_outcomes(ctx: StepContext, limit: int = RECENT) -> str:
+    """The latest step records, one line each, oldest first."""
+    records = [r for r in ctx.shared.step_records if r.agent != ctx.agent_name][-limit:]
+    return "\n".join(f"- {r.outcome_text()}" for r in records)
+
+
+class ManagerInteraction(LLMInteraction):
+    """The manager's model phase (module docstring)."""
+
+    def __init__(self, *args: Any, memory_items: int = 20, scripter_enabled: bool = False,
+                 app_cards_dir: str | None = None, output_schema: str | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("templates", PromptTemplates.load("manager"))
+        super().__init__(*args, **kwargs)
+        self.schema = None  # tags, not JSON
+        self.memory_items = memory_items
+        self.scripter_enabled = scripter_enabled
+        self.app_cards_dir = Path(app_cards_dir) if app_cards_dir else None
+        self.output_schema = output_schema
+
+    def system_prompt(self, screen_size: tuple[int, int]) -> str:
+        t = self.templates
+        return compose([t.render("system", actions=self.tools.get_tool_descriptions_text()),
+                        "" if self.scripter_enabled else t.render("scripter_disabled"),
+                        t.render("output_schema", schema=self.output_schema) if self.output_schema else ""])
+
+    def app_card(self, package: str) -> str:
+        """``<app_cards_dir>/<package>.md`` when there is one (bounded)."""
+        if self.app_cards_dir is None or not package:
+            return ""
+        path = self.app_cards_dir / f"{package}.md"
+        try:
+            card = path.read_text(encoding="utf-8", errors="replace")[:CARD_CHARS].strip()
+        except OSError:
+            return ""
+        return self.templates.render("app_card", app=package, card=card) if card else ""
+
+    def user_text(self, ctx: StepContext, obs: Observation) -> str:
+        t, shared = self.templates, ctx.shared
+        errors = shared.error_descriptions[-RECENT:]
+        replan = ctx.state == MobileAgentStatus.REPLAN
+        attempts = "\n".join(f"- {e}" for e in errors[-shared.err_to_manager_thresh:])
+        return compose([
+            t.render("user", request=ctx.request, current_app=obs.current_app.package or "?", apps=app_list(obs.apps)),
+            self.app_card(obs.current_app.package),
+            t.render("memory", memory="\n".join(f"- {m}" for m in shared.manager_memory))
+            if shared.manager_memory else "",
+            t.render("previous_plan", plan="\n".join(f"{i}. {p}" for i, p in enumerate(shared.plan, 1)))
+            if shared.plan else "",
+            t.render("recent_actions", outcomes=recent_outcomes(ctx)) if recent_outcomes(ctx) else "",
+            self._scripter_result(ctx),
+            t.render("replan", failures=shared.consecutive_failures(), attempts=attempts) if replan
+            else (t.render("error_history", errors="\n".join(f"- {e}" for e in errors)) if errors else ""),
+            t.render("screen", screen=obs.ui_state.formatted_text),
+            t.render("blocked") if obs.screenshot_blocked else "",
+        ])
+
+    def _scripter_result(self, ctx: StepContext) -> str:
+        history = ctx.shared.scripter_history
+        if not history or history[-1].get("step", 0) < ctx.step - 1:
+            return ""
+        last = history[-1]
+        return self.templates.render("scripter_result", task=last.get("task", ""), status=last.get("status", ""),
+                                     output=last.get("output", "") or "(nothing)")
+
+    def build_messages(self, ctx: StepContext) -> list[ChatMessage]:
+        obs = ctx.observation
+        assert obs is not None, "data collection must run first"
+        content: list[ContentPart] = [TextPart(text=self.user_text(ctx, obs)), *self.images(obs)]
+        return [ChatMessage(role="system", content=self.system_prompt(obs.screen_size)),
+                ChatMessage(role="user", content=content)]
+
+    async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
+        messages = self.build_messages(ctx)
+        for attempt in (1, 2):  # the first answer, then one corrective re-ask
+            ctx.messages = messages
+            text = await self._ask(ctx, messages)
+            try:
+                return self._plan(ctx, parse_manager_reply(text))
+            except LLMOutputParseError as exc:
+                ctx.parse_errors.append(str(exc))
+                if attempt == 2:
+                    raise LLMOutputParseError(f"the manager's reply was invalid twice: {exc}", raw=text) from exc
+                messages = [*messages, ChatMessage(role="assistant", content=text),
+                            ChatMessage(role="user", content=self.templates.render("reask", error=str(exc)))]
+        raise AssertionError("unreachable")
+
+    def _plan(self, ctx: StepContext, reply: ManagerReply) -> Mapping[str, Any]:
+        ctx.extra["manager_reply"] = reply.model_dump(mode="json")
+        update: dict[str, Any] = {"last_thought": reply.thought,
+                                  "manager_memory": remember(ctx.shared.manager_memory, reply.memory,
+                                                             limit=self.memory_items)}
+        if reply.final is not None:
+            if reply.final.success:
+                ctx.status, ctx.reason = MobileAgentStatus.FINISH, reply.final.answer
+                update["answer"] = reply.final.answer
+            else:
+                ctx.fail(reply.final.answer or "the manager declared the request impossible")
+            return update
+        assert reply.plan is not None  # the parser guarantees one of the two
+        ctx.status = MobileAgentStatus.ASSIGN
+        first = reply.plan[0]
+        ctx.reason = f"{first.kind}: {printable(first.text, 200)}"
+        ctx.extra["subgoal"] = first.model_dump()
+        update.update({"plan": render_plan(reply.plan).splitlines(), "current_subgoal": first.text,
+                       "error_flag_plan": ctx.state == MobileAgentStatus.REPLAN})
+        return update
+
+
+class ExecutorInteraction(LLMInteraction):
+    """The executor's model phase: the current subgoal, one action."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("templates", PromptTemplates.load("executor"))
+        super().__init__(*args, **kwargs)
+
+    def system_prompt(self, screen_size: tuple[int, int]) -> str:
+        width, height = screen_size
+        main = self.templates.render("system", width=width, height=height, legend="\n".join(screen_legend()),
+                                     actions=self.tools.get_tool_descriptions_text())
+        secrets = self.templates.render("secrets", ids=", ".join(self.secret_ids)) if self.secret_ids else ""
+        return compose([main, secrets])
+
+    def user_text(self, ctx: StepContext, obs: Observation) -> str:
+        shared = ctx.shared
+        outcomes = recent_outcomes(ctx)
+        return compose([
+            self.templates.render("recent_actions", outcomes=outcomes) if outcomes else "",
+            self.templates.render("user", request=ctx.request, plan="\n".join(shared.plan) or "-",
+                                  subgoal=shared.current_subgoal, current_app=obs.current_app.package or "?",
+                                  screen=obs.ui_state.formatted_text),
+            self.templates.render("blocked") if obs.screenshot_blocked else "",
+        ])
+
+    def build_messages(self, ctx: StepContext) -> list[ChatMessage]:
+        obs = ctx.observation
+        assert obs is not None, "data collection must run first"
+        content: list[ContentPart] = [TextPart(text=self.user_text(ctx, obs)), *self.images(obs)]
+        return [ChatMessage(role="system", content=self.system_prompt(obs.screen_size)),
+                ChatMessage(role="user", content=content)]
+
+
+class TextInteraction(LLMInteraction):
+    """The TextManipulator's model phase: the focused field's new text, typed over the old."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("templates", PromptTemplates.load("text_manipulator"))
+        super().__init__(*args, **kwargs)
+        self.schema = None
+
+    async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
+        obs = ctx.observation
+        assert obs is not None, "data collection must run first"
+        focused = obs.ui_state.phone_state.get("focused_element") or {}
+        if not focused.get("editable"):
+            ctx.fail("TEXT_TASK: no text field has focus (the plan must focus the field first)")
+            return None
+        index = focused.get("index")
+        t = self.templates
+        messages = [ChatMessage(role="system", content=t.render("system")),
+                    ChatMessage(role="user", content=t.render("user", request=ctx.request,
+                                                              instruction=ctx.shared.current_subgoal,
+                                                              text=obs.ui_state.focused_text))]
+        for attempt in (1, 2):
+            ctx.messages = messages
+            reply = await self._ask(ctx, messages)
+            try:
+                new_text = parse_text_reply(reply)
+                break
+            except LLMOutputParseError as exc:
+                ctx.parse_errors.append(str(exc))
+                if attempt == 2:
+                    raise LLMOutputParseError(f"the text reply was invalid twice: {exc}", raw=reply) from exc
+                messages = [*messages, ChatMessage(role="assistant", content=reply),
+                            ChatMessage(role="user", content=t.render("reask", error=str(exc)))]
+        args: dict[str, Any] = {"text": new_text, "clear": True}
+        if isinstance(index, int):
+            args["index"] = index
+        ctx.action = ActionCall(name="type", args=args)
+        return None
