@@ -163,7 +163,7 @@ class Session:
         check_tool_settings(s.tools)  # a custom tool that does not load is a config error: no run directory
         if s.task.output is not None:
             load_output_spec(s.task.output)  # so is an output model that does not import
-        model = self.model or make_model(s.model)  # bad files are config errors: no run directory yet
+        model = self.model or make_model(s.model, mode=s.mode)  # bad files are config errors: no run directory yet
         if isinstance(model, ManagedModel):
             for secret in model.secrets():  # a key read from the environment is a secret too
                 self.redactor.add(secret)

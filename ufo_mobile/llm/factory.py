@@ -11,7 +11,7 @@ from ufo_mobile.llm.scripted import ScriptedModel
 from ufo_mobile.settings import ModelSettings
 
 
-def make_model(settings: ModelSettings, *, env: Mapping[str, str] | None = None) -> ChatModel:
+def make_model(settings: ModelSettings, *, env: Mapping[str, str] | None = None, mode: str = "direct") -> ChatModel:
     """The model ``settings.kind`` names: the offline scripted model, or a real one through the
     ``openai`` SDK (imported only then).
 
@@ -22,7 +22,9 @@ def make_model(settings: ModelSettings, *, env: Mapping[str, str] | None = None)
     if settings.kind == "scripted":
         if settings.script is None:
             raise ConfigError("the scripted model needs a reply script", key="model.script")
-        return ScriptedModel.from_file(settings.script)
+        model = ScriptedModel.from_file(settings.script)
+        model.script = model.script.for_mode(mode)
+        return model
     from ufo_mobile.llm.openai_chat import OpenAIChatModel
 
     return OpenAIChatModel.from_settings(settings, os.environ if env is None else env)

@@ -11,6 +11,10 @@ Script file::
       - "not JSON at all"   # a string is sent verbatim (malformed replies)
 
 An entry may also be ``{delay_seconds: 5, reply: {...}}`` to delay just that reply.
+
+One script can serve every mode (``mode`` in the task file, ``run --mode``): ``replies`` are the
+direct mode's, and ``modes: {reasoning: [...], codeact: [...]}`` holds the others' (the manager's
+tag replies and the executor's JSON in turn; CodeAct's ```python blocks).
 """
 
 from __future__ import annotations
@@ -35,6 +39,13 @@ class Script(BaseModel):
     delay_seconds: float = Field(default=0.0, ge=0)
     repeat_last: bool = False
     replies: list[str | dict[str, Any]] = Field(min_length=1)
+    modes: dict[str, list[str | dict[str, Any]]] = Field(default_factory=dict)
+
+    def for_mode(self, mode: str) -> Script:
+        """The script a run in ``mode`` replays (``replies`` unless ``modes`` has that mode)."""
+        if mode == "direct" or mode not in self.modes:
+            return self
+        return self.model_copy(update={"replies": self.modes[mode], "modes": {}})
 
 
 class ScriptedModel:
