@@ -147,3 +147,19 @@ def test_a_bad_model_script_leaves_no_half_run_behind(tmp_path: Path, capsys: py
     assert code == 2
     assert "s.yaml: replies" in capsys.readouterr().err
     assert not (tmp_path / "logs").exists()
+
+
+@pytest.mark.parametrize(("mode", "agents"), [("direct", {"MobileAgent"}), ("reasoning", {"Manager", "Executor"}),
+                                              ("codeact", {"CodeActAgent"})])
+def test_the_demo_runs_in_every_mode(tmp_path: Path, mode: str, agents: set[str]) -> None:
+    code, out = run_cli("run", str(DEMO), "--mode", mode, "--log-dir", str(tmp_path))
+    assert code == 0 and "FINISH after" in out and "Wi-Fi is on." in out
+    run_dir = only_run_dir(tmp_path)
+    assert {s["agent"] for s in steps_of(run_dir)} == agents
+    assert json.loads((run_dir / "run.json").read_text())["settings"]["mode"] == mode
+
+
+def test_an_unknown_mode_is_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run_cli("run", str(DEMO), "--mode", "magic", "--log-dir", str(tmp_path))
+    assert exited.value.code == 2 and "invalid choice: 'magic'" in capsys.readouterr().err

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from tests.unit.agents.test_human import moves
 from ufo_mobile.device.sim import SimDriver
@@ -171,3 +172,29 @@ def _moves(result: RunResult) -> list[tuple[str, str, str]]:
 
 
 _NEW_NOTE = 8
+
+
+async def test_an_action_repeated_on_an_unchanged_screen_counts_toward_a_replan(tmp_path: Path) -> None:
+    tap_title = act("click", index=1, text="Settings")  # the toolbar title: tapping it changes nothing
+    replies = [plan("Open the Settings app"), act("open_app", text="Settings"),
+               plan("Tap the title"), tap_title, plan("Tap the title"), tap_title, plan("Tap the title"), tap_title,
+               done("stuck", success=False)]
+    result, _ = await run(tmp_path, replies, limits={"max_repeated_actions": 5})  # (at 3 the run would stop)
+    rows = [(s["agent"], s["state"], (s["result"] or {}).get("success")) for s in steps(result)]
+    assert rows[3][2] is True and rows[5][2] is True and rows[7][2] is True  # each tap "worked"
+    assert rows[8] == ("Manager", "REPLAN", None)  # yet the second and third repeat forced a replan
+    assert "the same action again; the screen did not change" in prompt_of(result, 9)
+
+
+class WifiAnswer(BaseModel):
+    wifi: bool
+    networks: int = 0
+
+
+async def test_structured_output_by_pydantic_model(tmp_path: Path) -> None:
+    output = {"model": "tests.unit.agents.test_reasoning:WifiAnswer"}
+    result, _ = await run(tmp_path, [done('The state: {"wifi": true, "networks": 2}')],
+                          task={"text": "Is Wi-Fi on?", "output": output})
+    assert (result.status, result.output) == ("FINISH", {"wifi": True, "networks": 2})
+    run_json = json.loads((result.run_dir / "run.json").read_text())
+    assert run_json["output"] == {"wifi": True, "networks": 2}
