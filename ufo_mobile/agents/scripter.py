@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 from ufo_mobile.agents.base import BasicAgent
 from ufo_mobile.agents.limits import StepTimer, event_loop_timer
 from ufo_mobile.context import RunContext
-from ufo_mobile.errors import LLMOutputParseError
 from ufo_mobile.llm.base import ChatModel
 from ufo_mobile.llm.prompt import PromptTemplates
 from ufo_mobile.llm.subagent_reply import parse_code_reply
@@ -51,18 +50,7 @@ class ScriptPhase(LLMInteraction):
         t = self.templates
         messages = [ChatMessage(role="system", content=t.render("system", timeout=f"{self.settings.wall_seconds:g}")),
                     ChatMessage(role="user", content=t.render("user", request=ctx.request, task=task))]
-        for attempt in (1, 2):
-            ctx.messages = messages
-            reply = await self._ask(ctx, messages)
-            try:
-                return parse_code_reply(reply)
-            except LLMOutputParseError as exc:
-                ctx.parse_errors.append(str(exc))
-                if attempt == 2:
-                    raise LLMOutputParseError(f"the script reply was invalid twice: {exc}", raw=reply) from exc
-                messages = [*messages, ChatMessage(role="assistant", content=reply),
-                            ChatMessage(role="user", content=t.render("reask", error=str(exc)))]
-        raise AssertionError("unreachable")
+        return await self.ask_until_parsed(ctx, messages, parse_code_reply, what="the script reply")
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
         task = ctx.shared.current_subgoal

@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.errors import LLMOutputParseError
 from ufo_mobile.llm.prompt import PromptTemplates, compose
 from ufo_mobile.llm.reply import ActionCall
 from ufo_mobile.llm.subagent_reply import parse_code_reply
@@ -82,19 +81,7 @@ class CodeActInteraction(LLMInteraction):
                 ChatMessage(role="user", content=content)]
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        messages = self.build_messages(ctx)
-        for attempt in (1, 2):
-            ctx.messages = messages
-            text = await self._ask(ctx, messages)
-            try:
-                code = parse_code_reply(text)
-                break
-            except LLMOutputParseError as exc:
-                ctx.parse_errors.append(str(exc))
-                if attempt == 2:
-                    raise LLMOutputParseError(f"the code reply was invalid twice: {exc}", raw=text) from exc
-                messages = [*messages, ChatMessage(role="assistant", content=text),
-                            ChatMessage(role="user", content=self.templates.render("reask", error=str(exc)))]
+        code = await self.ask_until_parsed(ctx, self.build_messages(ctx), parse_code_reply, what="the code reply")
         ctx.action = ActionCall(name="code", args={"code": code})
         return None
 

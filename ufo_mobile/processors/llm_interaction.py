@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 import structlog
 
@@ -28,6 +28,7 @@ from ufo_mobile.status import MODEL_STATUSES, MobileAgentStatus
 from ufo_mobile.tools.registry import ToolRegistry
 from ufo_mobile.ui.format import screen_legend
 
+T = TypeVar("T")
 MEMORY_ITEMS = 20  # the most recent facts from ``remember`` shown to the model
 
 
@@ -134,20 +135,26 @@ class LLMInteraction:
         ctx.model_calls.append({"model": completion.model, **completion.usage.to_dict(), **completion.details})
         return completion.text
 
-    async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        messages = self.build_messages(ctx)
-        for attempt in (1, 2):  # the first answer, then one corrective re-ask
+    async def ask_until_parsed(self, ctx: StepContext, messages: list[ChatMessage], parse: Callable[[str], T], *,
+                               what: str = "the model's reply") -> T:
+        """Ask, and parse the answer; after a reply ``parse`` rejects, ask once more with the reason
+        (the templates' ``reask``). A second bad reply raises ``LLMOutputParseError``."""
+        for attempt in (1, 2):
             ctx.messages = messages
             text = await self._ask(ctx, messages)
             try:
-                return self._accept(ctx, parse_reply(text))
+                return parse(text)
             except LLMOutputParseError as exc:
                 ctx.parse_errors.append(str(exc))
                 if attempt == 2:
-                    raise LLMOutputParseError(f"the model's reply was invalid twice: {exc}", raw=text) from exc
+                    raise LLMOutputParseError(f"{what} was invalid twice: {exc}", raw=text) from exc
                 messages = [*messages, ChatMessage(role="assistant", content=text),
                             ChatMessage(role="user", content=self.templates.render("reask", error=str(exc)))]
         raise AssertionError("unreachable")
+
+    async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
+        reply = await self.ask_until_parsed(ctx, self.build_messages(ctx), parse_reply)
+        return self._accept(ctx, reply)
 
     def _accept(self, ctx: StepContext, reply: AgentReply) -> Mapping[str, Any]:
         ctx.reply = reply

@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ufo_mobile.errors import LLMOutputParseError
 from ufo_mobile.llm.manager_reply import ManagerReply, parse_manager_reply, remember, render_plan
 from ufo_mobile.llm.prompt import PromptTemplates, compose
 from ufo_mobile.llm.reply import ActionCall
@@ -106,19 +105,9 @@ class ManagerInteraction(LLMInteraction):
                 ChatMessage(role="user", content=content)]
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        messages = self.build_messages(ctx)
-        for attempt in (1, 2):  # the first answer, then one corrective re-ask
-            ctx.messages = messages
-            text = await self._ask(ctx, messages)
-            try:
-                return self._plan(ctx, parse_manager_reply(text))
-            except LLMOutputParseError as exc:
-                ctx.parse_errors.append(str(exc))
-                if attempt == 2:
-                    raise LLMOutputParseError(f"the manager's reply was invalid twice: {exc}", raw=text) from exc
-                messages = [*messages, ChatMessage(role="assistant", content=text),
-                            ChatMessage(role="user", content=self.templates.render("reask", error=str(exc)))]
-        raise AssertionError("unreachable")
+        reply = await self.ask_until_parsed(ctx, self.build_messages(ctx), parse_manager_reply,
+                                            what="the manager's reply")
+        return self._plan(ctx, reply)
 
     def _plan(self, ctx: StepContext, reply: ManagerReply) -> Mapping[str, Any]:
         ctx.extra["manager_reply"] = reply.model_dump(mode="json")
@@ -196,18 +185,7 @@ class TextInteraction(LLMInteraction):
                     ChatMessage(role="user", content=t.render("user", request=ctx.request,
                                                               instruction=ctx.shared.current_subgoal,
                                                               text=obs.ui_state.focused_text))]
-        for attempt in (1, 2):
-            ctx.messages = messages
-            reply = await self._ask(ctx, messages)
-            try:
-                new_text = parse_text_reply(reply)
-                break
-            except LLMOutputParseError as exc:
-                ctx.parse_errors.append(str(exc))
-                if attempt == 2:
-                    raise LLMOutputParseError(f"the text reply was invalid twice: {exc}", raw=reply) from exc
-                messages = [*messages, ChatMessage(role="assistant", content=reply),
-                            ChatMessage(role="user", content=t.render("reask", error=str(exc)))]
+        new_text = await self.ask_until_parsed(ctx, messages, parse_text_reply, what="the text reply")
         args: dict[str, Any] = {"text": new_text, "clear": True}
         if isinstance(index, int):
             args["index"] = index
