@@ -9,7 +9,6 @@ approval are not available in code (they would need a pause in the middle of it)
 from __future__ import annotations
 
 from ufo_mobile.agents.mobile import MobileAgent
-from ufo_mobile.context import RunContext
 from ufo_mobile.processors.base import Phase
 from ufo_mobile.processors.codeact import CodeActInteraction, CodeExecution
 from ufo_mobile.processors.llm_interaction import LLMInteraction
@@ -23,8 +22,3 @@ class CodeActAgent(MobileAgent):
         return CodeExecution(self.tools, self.device, self.cache, self.settings.codeact,
                              state_provider=self.state_provider, credentials=self.credentials,
                              swipe_duration_ms=a.swipe_duration_ms, max_wait_seconds=a.max_wait_seconds)
-
-    def interaction(self, context: RunContext) -> LLMInteraction:
-        phase = super().interaction(context)
-        phase.history_steps = 0  # the previous code's result is in the prompt; no chat history
-        return phase

@@ -20,7 +20,6 @@ from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.llm.prompt import PromptTemplates, compose
 from ufo_mobile.llm.reply import ActionCall
 from ufo_mobile.llm.subagent_reply import parse_code_reply
-from ufo_mobile.memory.messages import ChatMessage, ContentPart, TextPart
 from ufo_mobile.memory.state import ActionEntry
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.processors.llm_interaction import LLMInteraction, app_list
@@ -52,6 +51,7 @@ def describe(run: CodeRun, results: list[ActionResult]) -> str:
 class CodeActInteraction(LLMInteraction):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("templates", PromptTemplates.load("codeact"))
+        kwargs["history_steps"] = 0  # the previous code's result is in the prompt
         super().__init__(*args, **kwargs)
         self.schema = None
 
@@ -72,13 +72,6 @@ class CodeActInteraction(LLMInteraction):
                      screen=obs.ui_state.formatted_text),
             t.render("blocked") if obs.screenshot_blocked else "",
         ])
-
-    def build_messages(self, ctx: StepContext) -> list[ChatMessage]:
-        obs = ctx.observation
-        assert obs is not None, "data collection must run first"
-        content: list[ContentPart] = [TextPart(text=self.user_text(ctx, obs)), *self.images(obs)]
-        return [ChatMessage(role="system", content=self.system_prompt(obs.screen_size)),
-                ChatMessage(role="user", content=content)]
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
         code = await self.ask_until_parsed(ctx, self.build_messages(ctx), parse_code_reply, what="the code reply")

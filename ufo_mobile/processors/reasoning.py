@@ -22,7 +22,7 @@ from ufo_mobile.llm.manager_reply import ManagerReply, parse_manager_reply, reme
 from ufo_mobile.llm.prompt import PromptTemplates, compose
 from ufo_mobile.llm.reply import ActionCall
 from ufo_mobile.llm.subagent_reply import parse_text_reply
-from ufo_mobile.memory.messages import ChatMessage, ContentPart, TextPart
+from ufo_mobile.memory.messages import ChatMessage
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.processors.llm_interaction import LLMInteraction, app_list
 from ufo_mobile.safe_text import printable
@@ -45,6 +45,7 @@ class ManagerInteraction(LLMInteraction):
     def __init__(self, *args: Any, memory_items: int = 20, scripter_enabled: bool = False,
                  app_cards_dir: str | None = None, output_schema: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("templates", PromptTemplates.load("manager"))
+        kwargs["history_steps"] = 0  # the manager's prompt carries its own account of the steps
         super().__init__(*args, **kwargs)
         self.schema = None  # tags, not JSON
         self.memory_items = memory_items
@@ -97,13 +98,6 @@ class ManagerInteraction(LLMInteraction):
         return self.templates.render("scripter_result", task=last.get("task", ""), status=last.get("status", ""),
                                      output=last.get("output", "") or "(nothing)")
 
-    def build_messages(self, ctx: StepContext) -> list[ChatMessage]:
-        obs = ctx.observation
-        assert obs is not None, "data collection must run first"
-        content: list[ContentPart] = [TextPart(text=self.user_text(ctx, obs)), *self.images(obs)]
-        return [ChatMessage(role="system", content=self.system_prompt(obs.screen_size)),
-                ChatMessage(role="user", content=content)]
-
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
         reply = await self.ask_until_parsed(ctx, self.build_messages(ctx), parse_manager_reply,
                                             what="the manager's reply")
@@ -136,6 +130,7 @@ class ExecutorInteraction(LLMInteraction):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("templates", PromptTemplates.load("executor"))
+        kwargs["history_steps"] = 0  # the subgoal and the latest outcomes are in its prompt
         super().__init__(*args, **kwargs)
 
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
@@ -155,13 +150,6 @@ class ExecutorInteraction(LLMInteraction):
                                   screen=obs.ui_state.formatted_text),
             self.templates.render("blocked") if obs.screenshot_blocked else "",
         ])
-
-    def build_messages(self, ctx: StepContext) -> list[ChatMessage]:
-        obs = ctx.observation
-        assert obs is not None, "data collection must run first"
-        content: list[ContentPart] = [TextPart(text=self.user_text(ctx, obs)), *self.images(obs)]
-        return [ChatMessage(role="system", content=self.system_prompt(obs.screen_size)),
-                ChatMessage(role="user", content=content)]
 
 
 class TextInteraction(LLMInteraction):
