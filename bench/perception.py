@@ -22,8 +22,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.ui_coverage import actionable_visible, is_represented
-from ufo_mobile.errors import UIParseError
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: tests/ holds the coverage helper
+
+from tests.ui_coverage import actionable_visible, is_represented  # noqa: E402
+from ufo_mobile.errors import UIParseError  # noqa: E402
 from ufo_mobile.ui import (
     Bounds,
     UINode,

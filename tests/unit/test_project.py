@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 import ufo_mobile
 from ufo_mobile.settings import Settings, load_settings
@@ -39,3 +43,12 @@ def test_public_api_is_exported_and_sorted() -> None:
     for name in ufo_mobile.__all__:
         assert hasattr(ufo_mobile, name), name
     assert ufo_mobile.Settings is Settings
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "bench").glob("[a-z]*.py")))
+def test_every_benchmark_starts(script: str) -> None:
+    """A benchmark's imports still resolve (``--help`` stops before any measuring)."""
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / script), "--help"], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT / "bench")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "usage:" in done.stdout
