@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "config" / "tasks" / "demo.yaml"
 TASKS = ROOT / "tests" / "data" / "tasks"
 STEP_FILES = {"screenshot.png", "annotated.png", "controls.json", "screen.txt", "prompt.json", "reply.txt",
-              "timings.json"}
+              "timings.json", "result.json", "state.json"}
 
 
 def run_cli(*args: str) -> tuple[int, str]:
@@ -45,15 +45,20 @@ def test_demo_finishes_and_leaves_every_file_for_every_step(tmp_path: Path) -> N
     result = json.loads((run_dir / "run.json").read_text())
     assert result["status"] == "FINISH" and result["outcome"] == "success" and result["steps"] == 4
     assert result["prompt_tokens"] == 0 and result["cost_usd"] == 0
+    assert result["task"] == "Turn on Wi-Fi" and result["settings"]["limits"]["max_steps"] == 8  # kept at the end
+    finish = json.loads((run_dir / "steps" / "0004" / "result.json").read_text())
+    assert finish == {"success": True, "summary": "Wi-Fi is on.", "status": "FINISH", "action": None}
     lines = steps_of(run_dir)
     assert [x["step"] for x in lines] == [1, 2, 3, 4]
     for line in lines:
         folder = run_dir / "steps" / f"{line['step']:04d}"
         present = {p.name for p in folder.iterdir()}
         assert STEP_FILES <= present, (line["step"], present)
+        assert json.loads((folder / "result.json").read_text())["success"] is True  # FINISH's too
         if line["status"] == "CONTINUE":
-            assert {"action.json", "result.json"} <= present
-            assert json.loads((folder / "result.json").read_text())["success"] is True
+            assert "action.json" in present
+        state = json.loads((folder / "state.json").read_text())
+        assert state["step_number"] == line["step"] and len(state["step_records"]) == line["step"]
         assert set(line["timings"]) == {"data_collection", "llm_interaction", "action_execution", "memory_update"}
         assert (folder / "screenshot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert json.loads((folder / "controls.json").read_text())

@@ -2,10 +2,11 @@
 
 Each line is appended, flushed and fsynced before the action returns (failures too, then
 re-raised). Secrets: every string argument and error message passes through ``redact`` (give it
-the run's ``Redactor.text``; ``for_run`` does); inside ``with recorder.secret_text():`` and whenever
-the screen last observed shows a password field, typed text is withheld entirely: only its length
-is written. Any line whose arguments were altered is marked ``redacted`` and ``replay`` refuses it
-(before issuing anything) unless told to skip it.
+the run's ``Redactor.text``; ``for_run`` does); inside ``with recorder.secret_text():`` (secrets,
+and text the tools type into a password field) and whenever the field focused on the screen last
+observed is a password field, typed text is withheld entirely: only its length is written. Any
+other typed text is written as typed. Any line whose arguments were altered is marked ``redacted``
+and ``replay`` refuses it (before issuing anything) unless told to skip it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ufo_mobile.device.base import DeviceDriver
+from ufo_mobile.device.uixml import focused_field
 from ufo_mobile.device.wrappers import DriverWrapper, Sleep
 from ufo_mobile.errors import RecordingError
 from ufo_mobile.trace.files import append_line
@@ -118,7 +120,8 @@ class RecordingDriver(DriverWrapper):
     async def get_ui_tree(self) -> str:
         self._observed()
         xml = await self.inner.get_ui_tree()
-        self._password_screen = bool(_PASSWORD_FIELD.search(xml))
+        field = focused_field(xml) if _PASSWORD_FIELD.search(xml) else None
+        self._password_screen = field is not None and field.password
         return xml
 
     async def tap(self, x: int, y: int) -> None:

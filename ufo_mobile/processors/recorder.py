@@ -19,6 +19,13 @@ from ufo_mobile.ui.annotate import annotate
 REASK_SEPARATOR = "\n\n----- re-ask -----\n\n"
 
 
+def outcome_of(ctx: StepContext) -> dict[str, Any]:
+    """``result.json`` of a step that ran no action: how it ended (FINISH's answer, FAIL's reason)."""
+    ended = {MobileAgentStatus.FINISH: True, MobileAgentStatus.FAIL: False}
+    success = ended.get(MobileAgentStatus(ctx.status)) if ctx.status in set(MobileAgentStatus) else None
+    return {"success": success, "summary": ctx.reason or ctx.error or "", "status": ctx.status, "action": None}
+
+
 class StepRecorder:
     def __init__(self, writer: RunWriter, *, annotate: bool = True) -> None:
         self.writer = writer
@@ -55,8 +62,9 @@ class StepRecorder:
             put("reply.txt", REASK_SEPARATOR.join(ctx.raw_replies))
         if ctx.reply is not None:
             put("action.json", ctx.reply.model_dump(mode="json"))
-        if ctx.result is not None:
-            put("result.json", ctx.result.to_dict())
+        put("result.json", ctx.result.to_dict() if ctx.result is not None else outcome_of(ctx))
+        # the shared state after the step: what ``run --resume`` continues from
+        put("state.json", ctx.shared.model_dump(mode="json", exclude={"message_history"}))
         if ctx.model_calls:
             put("model.json", {"usage": ctx.usage.to_dict(), "calls": ctx.model_calls})
         put("timings.json", ctx.timings)

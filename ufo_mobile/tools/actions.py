@@ -164,9 +164,21 @@ async def _focus(ctx: ActionContext, index: int | None) -> str:
     return name_of(ctx.ui, control)
 
 
+def _password_target(ctx: ActionContext, index: int | None) -> bool:
+    """Whether the text goes into a password field (the one tapped, else the focused one)."""
+    if index is not None:
+        return any(c.index == index and c.node.password for c in ctx.ui.elements)
+    focused = ctx.ui.phone_state.get("focused_element") or {}
+    return bool(focused.get("password"))
+
+
 async def type_text(ctx: ActionContext, text: str, index: int | None = None, clear: bool = False) -> ActionResult:
     where = await _focus(ctx, index)
-    await ctx.driver.input_text(text, clear=clear)
+    if _password_target(ctx, index):  # the recording keeps its length only, as for a secret
+        with secret_typing(ctx.driver):
+            await ctx.driver.input_text(text, clear=clear)
+    else:
+        await ctx.driver.input_text(text, clear=clear)
     how = "replacing its text" if clear else "appended"
     return ActionResult(True, f"typed {len(text)} characters into {where} ({how})")
 

@@ -57,6 +57,20 @@ def write_atomic(path: Path, data: bytes, *, sync: bool = False) -> None:
         raise write_error(path, exc) from exc
 
 
+def cut_torn_tail(path: Path) -> None:
+    """Drop a last line without its newline (a write cut short by a kill), so appends stay whole."""
+    try:
+        with path.open("rb+") as file:
+            data = file.read()
+            end = data.rfind(b"\n") + 1
+            if end < len(data):
+                file.truncate(end)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise write_error(path, exc) from exc
+
+
 class LineAppender:
     """Appends complete lines to one file; never leaves a partial line behind."""
 

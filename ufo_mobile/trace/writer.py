@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ufo_mobile.errors import RunWriteError
-from ufo_mobile.trace.files import LineAppender, RunLock, SpaceReserve, write_atomic, write_error
+from ufo_mobile.trace.files import LineAppender, RunLock, SpaceReserve, cut_torn_tail, write_atomic, write_error
 
 REDACTED = "[REDACTED]"
 
@@ -110,10 +110,33 @@ class RunWriter:
         RunWriteError: the directory (or its lock, reserve or step log) cannot be created.
     """
 
-    def __init__(self, run_dir: Path, redactor: Redactor | None = None) -> None:
+    def __init__(self, run_dir: Path, redactor: Redactor | None = None, *, existing: bool = False) -> None:
         self.run_dir = run_dir
         self.redactor = redactor or Redactor()
         self.failure: RunWriteError | None = None
+        if existing:  # a run resumed: its directory stays; a line torn by a kill is cut off first
+            for name in ("steps.jsonl", "run.log"):
+                cut_torn_tail(run_dir / name)
+        else:
+            self._create(run_dir)
+        try:
+            (run_dir / "steps").mkdir(exist_ok=existing)
+            self._lock = RunLock(run_dir)  # before run.json: a run with a run.json always has a lock
+            self._reserve = SpaceReserve(run_dir / ".reserve")
+            self._steps = LineAppender(run_dir / "steps.jsonl")
+            self._log = LineAppender(run_dir / "run.log", sync=False)
+        except (OSError, RunWriteError) as exc:
+            if not existing:
+                shutil.rmtree(run_dir, ignore_errors=True)  # no half-made run directory is left behind
+            if isinstance(exc, RunWriteError):
+                raise
+            raise write_error(run_dir, exc) from exc
+        # One background thread for artifacts that are slow to make and needed by no one in the loop.
+        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
+        self._pending: list[Future[None]] = []
+
+    @staticmethod
+    def _create(run_dir: Path) -> None:
         try:
             run_dir.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -126,20 +149,6 @@ class RunWriter:
             raise  # the id is taken: ``open`` tries the next one
         except OSError as exc:
             raise write_error(run_dir, exc) from exc
-        try:
-            (run_dir / "steps").mkdir()
-            self._lock = RunLock(run_dir)  # before run.json: a run with a run.json always has a lock
-            self._reserve = SpaceReserve(run_dir / ".reserve")
-            self._steps = LineAppender(run_dir / "steps.jsonl")
-            self._log = LineAppender(run_dir / "run.log", sync=False)
-        except (OSError, RunWriteError) as exc:
-            shutil.rmtree(run_dir, ignore_errors=True)  # no half-made run directory is left behind
-            if isinstance(exc, RunWriteError):
-                raise
-            raise write_error(run_dir, exc) from exc
-        # One background thread for artifacts that are slow to make and needed by no one in the loop.
-        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
-        self._pending: list[Future[None]] = []
 
     @classmethod
     def open(cls, log_dir: Path, run_id: str, redactor: Redactor | None = None, *,

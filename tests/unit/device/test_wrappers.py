@@ -26,7 +26,10 @@ from ufo_mobile.trace.writer import Redactor, RunWriter
 
 SETTINGS = "com.android.settings"
 NOTES = "com.example.notes"
-PASSWORD_XML = '<hierarchy><node class="android.widget.EditText" password="true" bounds="[0,0][10,10]"/></hierarchy>'
+PASSWORD_XML = ('<hierarchy><node class="android.widget.EditText" password="true" focused="true" '
+                'bounds="[0,0][10,10]"/></hierarchy>')
+LOGIN_XML = ('<hierarchy><node class="android.widget.EditText" text="" focused="true" bounds="[0,0][10,10]"/>'
+             '<node class="android.widget.EditText" password="true" bounds="[0,20][10,30]"/></hierarchy>')
 
 
 class SpyDriver(DeviceDriver):
@@ -257,7 +260,7 @@ async def test_typed_text_is_redacted(tmp_path: Path) -> None:
     assert [call[1] for call in spy.calls] == ["pw hunter2 ok", "s3cr3t-token", "s3cr3t-token", "plain"]
 
 
-async def test_text_typed_on_a_password_screen_is_withheld(tmp_path: Path) -> None:
+async def test_text_typed_into_a_focused_password_field_is_withheld(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     spy = SpyDriver(PASSWORD_XML)
     recorder = RecordingDriver(spy, path)
@@ -266,9 +269,13 @@ async def test_text_typed_on_a_password_screen_is_withheld(tmp_path: Path) -> No
     spy.xml = "<hierarchy/>"
     await recorder.get_ui_tree()
     await recorder.input_text("visible")
-    first, second = lines(path)
+    spy.xml = LOGIN_XML  # a login screen: the user name field has focus, the password field does not
+    await recorder.get_ui_tree()
+    await recorder.input_text("alice")
+    first, second, third = lines(path)
     assert first["args"]["text"] is None and first["redacted"] and "letmein" not in path.read_text()
     assert second["args"]["text"] == "visible" and not second["redacted"]
+    assert third["args"]["text"] == "alice" and not third["redacted"]  # visible: not a password field
 
 
 async def test_observation_ids(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -236,3 +237,21 @@ async def test_complete_ends_a_run(tmp_path: Path, success: bool, status: str) -
     result = await Session(settings, device=FakeDriver(), model=ScriptedModel(Script(replies=[call]))).run()
     assert (result.status, result.reason if not success else result.answer, result.steps) == (
         status, "no fax app here", 1)
+
+
+async def test_text_typed_into_a_password_field_is_withheld_from_the_recording(tmp_path: Path) -> None:
+    from ufo_mobile.device.recording import RecordingDriver
+    from ufo_mobile.sim.loader import packaged_app
+
+    sim = SimDriver()
+    sim.phone.install(packaged_app("com.example.bank"))
+    await sim.start_app("com.example.bank", ".LoginActivity")
+    recorder = RecordingDriver(sim, tmp_path / "actions.jsonl")
+    harness = Harness(recorder)
+    await harness.observe()
+    result = await harness.act("type", text="4711", index=harness.index("pin_field"))
+    assert result.success
+    lines = [json.loads(x) for x in (tmp_path / "actions.jsonl").read_text().splitlines()]
+    typed = [line for line in lines if line["action"] == "input_text"]
+    assert typed and typed[-1]["args"]["text"] is None and typed[-1]["redacted"]
+    assert "4711" not in (tmp_path / "actions.jsonl").read_text()
