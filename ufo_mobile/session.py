@@ -37,9 +37,11 @@ from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.device.factory import build_sim_phone, make_driver, wrap_driver
 from ufo_mobile.errors import ConfigError, DeviceError, RunWriteError
-from ufo_mobile.llm.base import ChatModel, ManagedModel
+from ufo_mobile.llm.base import ChatModel, ManagedModel, Usage
 from ufo_mobile.llm.factory import make_model
+from ufo_mobile.llm.scripted import ScriptedModel
 from ufo_mobile.llm.structured import StructuredOutputError, load_output_spec
+from ufo_mobile.memory.state import SharedState
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.settings import Settings
 from ufo_mobile.states.base import AgentLike
@@ -116,8 +118,10 @@ class Session:
                  model: ChatModel | None = None, run_id: str | None = None,
                  handle_signals: bool = False, on_step: Callable[[StepContext], None] | None = None,
                  on_start: Callable[[Session], None] | None = None,
-                 step_timer: StepTimer = event_loop_timer, operator: Operator | None = None) -> None:
+                 step_timer: StepTimer = event_loop_timer, operator: Operator | None = None,
+                 resume: Path | None = None) -> None:
         self.settings = settings
+        self.resume = resume  # a run directory to continue (``run --resume``): same directory, same id
         self.redactor = Redactor(settings.secrets())
         self.credentials = CredentialManager.from_settings(settings.credentials)  # ConfigError: a missing secret
         for value in self.credentials.values():
@@ -135,6 +139,28 @@ class Session:
         self.context: RunContext | None = None
         self.run_dir: Path | None = None
         self._start: dict[str, Any] = {}
+
+    def _reopen(self, run_dir: Path) -> tuple[RunWriter, runs.ResumePoint]:
+        """The run directory of an interrupted run, taken over where its last step ended."""
+        point = runs.resume_point(run_dir)  # ConfigError: alive, finished, or nothing to continue from
+        try:
+            writer = RunWriter(run_dir, self.redactor, existing=True)
+        except RunWriteError as exc:
+            raise ConfigError(f"cannot resume the run: {exc}", path=str(run_dir)) from exc
+        self.run_id, self.run_dir = writer.run_id, writer.run_dir
+        previous = point.run
+        kept: dict[str, Any] = {k: previous[k] for k in ("run_id", "task", "started_at", "settings", "resumed")
+                                if k in previous}
+        break_ = {"at_step": point.step, "previous_status": previous.get("status"),
+                  "previous_reason": previous.get("reason", ""), "at": datetime.now(UTC).isoformat()}
+        self._start = {**kept, "run_id": self.run_id, "status": runs.RUNNING, "pid": os.getpid(),
+                       "resumed": [*kept.get("resumed", []), break_]}
+        try:
+            writer.write_run(self._start)
+        except RunWriteError as exc:
+            writer.close()
+            raise ConfigError(f"cannot resume the run: {exc}", path=str(run_dir)) from exc
+        return writer, point
 
     def _open(self) -> RunWriter:
         log_dir = Path(self.settings.logs.dir)
@@ -167,9 +193,13 @@ class Session:
         if isinstance(model, ManagedModel):
             for secret in model.secrets():  # a key read from the environment is a secret too
                 self.redactor.add(secret)
+        point: runs.ResumePoint | None = None
         try:
             phone = build_sim_phone(s.device.sim) if self.device is None and s.device.kind == "sim" else None
-            writer = self._open()
+            if self.resume is not None:
+                writer, point = self._reopen(self.resume)
+            else:
+                writer = self._open()
         except BaseException:
             await self._close_model(model)
             raise
@@ -179,6 +209,8 @@ class Session:
         owns_device = self.device is None  # a driver passed in by the caller stays open for the caller
         request = self.redactor.text(s.task.text)  # the model never sees a secret, even one quoted in the task
         ctx = RunContext(self.run_id, request, writer, logger, on_step=self._notify)
+        if point is not None:
+            self._continue_from(point, ctx, model)
         self.context = ctx
         device: DeviceDriver | None = None
         restore = self._install_signals(ctx)
@@ -216,6 +248,20 @@ class Session:
                 await _close(device, s.device.command_timeout_seconds)
             await self._close_model(model)
             writer.close()
+
+    @staticmethod
+    def _continue_from(point: runs.ResumePoint, ctx: RunContext, model: ChatModel) -> None:
+        """The context of a resumed run: its steps, shared state and usage so far."""
+        state = {**point.state, "finished": False, "success": None}
+        ctx.shared = SharedState.model_validate(state)
+        ctx.step = point.step
+        u = point.usage
+        ctx.usage = Usage(int(u["prompt_tokens"]), int(u["completion_tokens"]), int(u["cached_tokens"]),
+                          u["cost_usd"], int(u["calls"]))
+        if isinstance(model, ScriptedModel):  # a script is a conversation: its answers so far were given
+            model.skip(point.model_calls)
+        ctx.logger.warning("run_resumed", at_step=point.step, previous_status=point.run.get("status"),
+                           previous_reason=point.run.get("reason", ""))
 
     async def _run_round(self, agent: BasicAgent, device: DeviceDriver, ctx: RunContext) -> AgentLike:
         connect = asyncio.ensure_future(device.connect())

@@ -433,3 +433,26 @@ def load_settings(task_path: Path, *, config_path: Path | None = None,
                       if any(key[:n] in d.lines for n in range(len(key), 0, -1))), docs[-1])
         message = "unknown key" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
         raise owner.error(message, key) from exc
+
+
+def settings_of_run(run: Mapping[str, Any], *, overrides: Mapping[str, Any] | None = None,
+                    source: str = "run.json") -> Settings:
+    """The settings a run was started with (its ``run.json``), for ``run --resume``, with command-line
+    ``overrides``. A key that was written masked (a secret) is read again from the environment.
+
+    Raises:
+        ConfigError: the run has no settings, or they no longer validate.
+    """
+    data = run.get("settings")
+    if not isinstance(data, dict):
+        raise ConfigError("the run has no settings to resume with", path=source, key="settings")
+    model = dict(data.get("model") or {})
+    if model.get("api_key") is not None and set(str(model["api_key"])) == {"*"}:
+        model["api_key"] = None
+    merged = _merge({**data, "model": model}, overrides or {})
+    try:
+        return Settings.model_validate(merged)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        key = ".".join(str(x) for x in err["loc"])
+        raise ConfigError(err["msg"].removeprefix("Value error, "), path=source, key=key) from exc

@@ -21,7 +21,7 @@ from ufo_mobile.cli.operator import TerminalOperator
 from ufo_mobile.errors import ConfigError, RunWriteError, UIParseError
 from ufo_mobile.safe_text import json_printable, printable, printable_lines
 from ufo_mobile.session import RunResult, Session
-from ufo_mobile.settings import Settings, load_settings
+from ufo_mobile.settings import Settings, load_settings, settings_of_run
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -57,7 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     run = sub.add_parser("run", help="run a YAML task file",
                          description="Run a task file; exit 0 when it finishes, 1 when it fails.")
-    run.add_argument("task", type=Path, help="task file (YAML), e.g. config/tasks/demo.yaml")
+    run.add_argument("task", type=Path, nargs="?", help="task file (YAML), e.g. config/tasks/demo.yaml")
+    run.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                     help="continue a run that was interrupted (Ctrl-C, a crash, a lost device, SIGKILL) from its "
+                          "last completed step, in the same run directory, with its settings, plan and memory")
     run.add_argument("--device", metavar="SERIAL",
                      help="'sim' for the built-in simulated phone, or an adb serial / host:port of a real phone")
     run.add_argument("--driver", choices=("adb", "u2"),
@@ -165,10 +168,20 @@ def _exit_code(result: RunResult) -> int:
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
-    settings: Settings = load_settings(args.task, config_path=args.config, overrides=_overrides(args))
+    if args.resume is not None:
+        if args.task is not None:
+            raise ConfigError("give a task file or --resume RUN_DIR, not both", key="--resume")
+        from ufo_mobile.trace import runs
+
+        settings: Settings = settings_of_run(runs.read_run(args.resume), overrides=_overrides(args),
+                                             source=str(args.resume / "run.json"))
+    elif args.task is None:
+        raise ConfigError("give a task file (or --resume RUN_DIR)", key="task")
+    else:
+        settings = load_settings(args.task, config_path=args.config, overrides=_overrides(args))
     # a person at a terminal can take over the phone and approve actions; without one, nobody can
     operator = TerminalOperator(sys.stdin, sys.stderr) if sys.stdin is not None and sys.stdin.isatty() else None
-    session = Session(settings, handle_signals=True, run_id=args.run_id, operator=operator)
+    session = Session(settings, handle_signals=True, run_id=args.run_id, operator=operator, resume=args.resume)
     console = Console(out, session.redactor)
     session.on_start = lambda s: console.print(console.header(s.run_id, settings.task.text))
     if not args.quiet:

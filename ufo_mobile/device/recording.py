@@ -65,7 +65,7 @@ class RecordingDriver(DriverWrapper):
     """
 
     def __init__(self, inner: DeviceDriver, path: Path, *, redact: Callable[[str], str] | None = None,
-                 overwrite: bool = False, withhold_on_password_screen: bool = True,
+                 overwrite: bool = False, append: bool = False, withhold_on_password_screen: bool = True,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(inner)
         self.path = path
@@ -73,10 +73,13 @@ class RecordingDriver(DriverWrapper):
         self._withhold_on_password = withhold_on_password_screen
         self._clock = clock
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w" if overwrite else "x", encoding="utf-8"):
-            pass  # "x" refuses to mix two recordings' timelines in one file
-        self._t0 = clock()
         self._seq = 0
+        if append and path.exists():  # a resumed run goes on with the same recording
+            self._seq = sum(1 for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if line)
+        else:
+            with path.open("w" if overwrite else "x", encoding="utf-8"):
+                pass  # "x" refuses to mix two recordings' timelines in one file
+        self._t0 = clock()
         self._explicit: str | None = None
         self._rounds = 0
         self._acted = True
@@ -86,7 +89,7 @@ class RecordingDriver(DriverWrapper):
     @classmethod
     def for_run(cls, inner: DeviceDriver, writer: RunWriter, name: str = "actions.jsonl") -> RecordingDriver:
         """Record into the run directory, redacting with the run's ``Redactor``."""
-        return cls(inner, writer.run_dir / name, redact=writer.redactor.text)
+        return cls(inner, writer.run_dir / name, redact=writer.redactor.text, append=writer.resumed)
 
     def observe(self, observation_id: str | None) -> None:
         """Name the observation the next actions are taken on (``None`` returns to automatic ids)."""

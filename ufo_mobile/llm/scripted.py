@@ -57,6 +57,10 @@ class ScriptedModel:
         self.calls: list[list[ChatMessage]] = []
         self._next = 0
 
+    def skip(self, replies: int) -> None:
+        """Start after the first ``replies`` answers (a resumed run already had them)."""
+        self._next = min(self._next + max(replies, 0), len(self.script.replies))
+
     @classmethod
     def from_file(cls, path: Path) -> ScriptedModel:
         """Load a script file (bounded: see ``ufo_mobile.yamlio``); every problem is a ``ConfigError``."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -103,3 +104,59 @@ def sweep(log_dir: Path) -> list[Path]:
         except (ConfigError, OSError):
             continue  # not ours to judge: no run.json yet, or unreadable
     return found
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where ``run --resume`` picks a run up: its ``run.json``, the last completed step, the shared
+    state after that step (raw JSON from ``steps/NNNN/state.json``), and what was used so far."""
+
+    run: dict[str, Any]
+    step: int
+    state: dict[str, Any]
+    usage: dict[str, Any]
+    model_calls: int
+
+
+def resume_point(run_dir: Path) -> ResumePoint:
+    """The point to resume ``run_dir`` from.
+
+    Raises:
+        ConfigError: not a run directory, a run still alive, a run that finished, or one whose
+            steps left no state to continue from.
+    """
+    data = settle(run_dir)
+    status = data.get("status")
+    if status == RUNNING:
+        raise ConfigError(f"the run is still going (process {data.get('pid', '?')}): stop it first",
+                          path=str(run_dir))
+    if status == "FINISH":
+        raise ConfigError("the run finished: there is nothing to resume", path=str(run_dir))
+    steps = read_steps(run_dir)
+    state: dict[str, Any] = {}
+    last = 0
+    for line in reversed(steps):  # the last step whose state was written whole
+        step = int(line.get("step") or 0)
+        try:
+            loaded = json.loads((run_dir / "steps" / f"{step:04d}" / "state.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(loaded, dict):
+            state, last = loaded, step
+            break
+    if steps and not state:
+        raise ConfigError("no step left a state.json to continue from (a run from an older version?)",
+                          path=str(run_dir))
+    usage: dict[str, Any] = {"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0, "cost_usd": 0.0,
+                             "calls": 0}
+    calls = 0
+    for line in steps:
+        if int(line.get("step") or 0) > last:
+            continue
+        calls += len(line.get("model_calls") or [])
+        for key, value in (line.get("usage") or {}).items():
+            if key in usage and isinstance(value, int | float) and usage[key] is not None:
+                usage[key] += value
+            elif key == "cost_usd" and value is None:
+                usage[key] = None
+    return ResumePoint(data, last, state, usage, calls)

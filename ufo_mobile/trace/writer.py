@@ -114,6 +114,7 @@ class RunWriter:
         self.run_dir = run_dir
         self.redactor = redactor or Redactor()
         self.failure: RunWriteError | None = None
+        self.resumed = existing  # the directory of an earlier run, continued (``run --resume``)
         if existing:  # a run resumed: its directory stays; a line torn by a kill is cut off first
             for name in ("steps.jsonl", "run.log"):
                 cut_torn_tail(run_dir / name)
