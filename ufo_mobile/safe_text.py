@@ -45,3 +45,17 @@ def json_printable(text: str) -> str:
     """JSON text (from ``json.dumps``) with the characters JSON leaves raw but a terminal acts on
     (DEL, C1 controls, separators, bidi controls) written as ``\\uXXXX`` escapes: still valid JSON."""
     return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_UNSAFE_IN_BLOCK = re.compile(f"[\x00-\x08\x0b-\x1f{_WIDE}]")  # keeps \t and \n
+
+
+def printable_block(text: str, limit: int | None = None) -> str:
+    """Multi-line ``text`` for a page: line breaks and tabs kept (CRLF read as LF), every other
+    control or bidi character escaped visibly, cut to about ``limit`` characters like ``printable``."""
+    text = text.replace("\r\n", "\n")
+    cut = ""
+    if limit is not None and len(text) > limit:
+        cut = f"… [{len(text) - limit} more characters]"
+        text = text[:limit]
+    return _UNSAFE_IN_BLOCK.sub(_escape, text) + cut

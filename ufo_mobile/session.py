@@ -14,6 +14,11 @@ However the run ends, ``run.json`` ends in a final state with a reason:
 - a crash: FAIL("internal error: ...") and the exception is raised on;
 - SIGKILL: nothing can be written then, but the run's lock dies with the process, and the next
   ``run`` in the same log directory (or ``report`` of the run) marks it as cut off.
+
+A session may replay a trajectory first (``replay``: ``python -m ufo_mobile replay RUN_DIR``), and
+with ``replay.cache_dir`` set it looks the task up in the run cache before the run (a hit is
+replayed, falling back to the agent) and saves the run's trajectory there when it finished;
+``RunResult.replay`` and ``RunResult.run_cache`` say what happened.
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from ufo_mobile.agents.base import BasicAgent
-from ufo_mobile.agents.factory import build_agent
+from ufo_mobile.agents.factory import build_root
 from ufo_mobile.agents.human import Operator
 from ufo_mobile.agents.limits import StepTimer, event_loop_timer
+from ufo_mobile.agents.replay import ReplayAgent
 from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.device.factory import build_sim_phone, make_driver, wrap_driver
@@ -43,6 +49,8 @@ from ufo_mobile.llm.scripted import ScriptedModel
 from ufo_mobile.llm.structured import StructuredOutputError, load_output_spec
 from ufo_mobile.memory.state import SharedState
 from ufo_mobile.processors.context import StepContext
+from ufo_mobile.replay.cache import plan_from_cache, save_run
+from ufo_mobile.replay.plan import ReplayPlan
 from ufo_mobile.settings import Settings
 from ufo_mobile.states.base import AgentLike
 from ufo_mobile.status import MobileAgentStatus
@@ -100,6 +108,8 @@ class RunResult:
     cached_tokens: int = 0  # the part of prompt_tokens served from the provider's prompt cache
     model_calls: int = 0
     output: Any = None  # the answer as structured data, when the task asks for it (task.output)
+    replay: dict[str, Any] | None = None  # the replay's account, when the run replayed a trajectory
+    run_cache: dict[str, Any] | None = None  # the run cache's account, when replay.cache_dir is set
 
     @property
     def ok(self) -> bool:
@@ -119,9 +129,10 @@ class Session:
                  handle_signals: bool = False, on_step: Callable[[StepContext], None] | None = None,
                  on_start: Callable[[Session], None] | None = None,
                  step_timer: StepTimer = event_loop_timer, operator: Operator | None = None,
-                 resume: Path | None = None) -> None:
+                 resume: Path | None = None, replay: ReplayPlan | None = None) -> None:
         self.settings = settings
         self.resume = resume  # a run directory to continue (``run --resume``): same directory, same id
+        self.replay = replay  # a trajectory to replay first (``replay RUN_DIR``)
         self.redactor = Redactor(settings.secrets())
         self.credentials = CredentialManager.from_settings(settings.credentials)  # ConfigError: a missing secret
         for value in self.credentials.values():
@@ -218,8 +229,11 @@ class Session:
             if self.on_start is not None:
                 self.on_start(self)
             device = wrap_driver(self.device or make_driver(s.device, logger=logger, phone=phone), s.device, writer)
-            agent = build_agent(s, device=device, model=model, logger=logger, step_timer=self.step_timer,
-                                credentials=self.credentials, operator=self.operator)
+            plan, cache = self._replay_plan(request, logger)
+            # a scripted model built from the settings is the recorded run's own script: a hand-over skips on
+            agent = build_root(s, device=device, model=model, replay=plan, skip_scripted=self.model is None,
+                               logger=logger, step_timer=self.step_timer, credentials=self.credentials,
+                               operator=self.operator)
             agent.run_id = self.run_id
             # The round runs as a task of its own, so that a second signal can abandon it (and only it).
             ctx.run_task = round_task = asyncio.ensure_future(self._run_round(agent, device, ctx))
@@ -232,6 +246,10 @@ class Session:
                 agent.fail_with(ctx.stop_reason)
                 final = agent
             result = self._result(final, ctx, started)
+            if isinstance(agent, ReplayAgent):
+                result.replay = agent.progress.to_json()
+            if cache is not None:
+                result.run_cache = self._cache_after(result, cache, request, logger)
             writer.write_run({**self._start, **result.to_json()})
             return result
         except RunWriteError:
@@ -248,6 +266,29 @@ class Session:
                 await _close(device, s.device.command_timeout_seconds)
             await self._close_model(model)
             writer.close()
+
+    def _replay_plan(self, request: str, logger: Any) -> tuple[ReplayPlan | None, dict[str, Any] | None]:
+        """The trajectory to replay first: the one given, else (a new run, ``replay.cache_dir`` set)
+        the run cache's for this task; and the cache's account (None without a cache)."""
+        if self.settings.replay.cache_dir is None:
+            return self.replay, None
+        if self.replay is not None or self.resume is not None:
+            return self.replay, {"file": None, "hit": False, "saved": False, "note": ""}
+        plan, account = plan_from_cache(self.settings, request)
+        logger.info("replay_cache", hit=account["hit"], file=account["file"], note=account["note"])
+        return plan, account
+
+    def _cache_after(self, result: RunResult, account: dict[str, Any], request: str, logger: Any) -> dict[str, Any]:
+        """Save a finished run's trajectory to the run cache (not one that only replayed the cache's)."""
+        if not result.ok:
+            return {**account, "note": "not saved: the run did not finish"}
+        if account["hit"] and result.replay is not None and result.replay["ended"] == "finished":
+            return {**account, "note": "replayed from the cache to the end; the cached trajectory stands"}
+        run = {**self._start, **result.to_json()}
+        path, why = save_run(self.settings, request, result.run_dir, run)
+        logger.info("replay_cache_saved" if path else "replay_cache_not_saved", file=str(path or ""), note=why)
+        return {**account, "file": str(path) if path else account["file"], "saved": path is not None,
+                "note": f"not saved: {why}" if why else ""}
 
     @staticmethod
     def _continue_from(point: runs.ResumePoint, ctx: RunContext, model: ChatModel) -> None:

@@ -258,6 +258,15 @@ class CodeActSettings(_Strict):
     max_tool_calls: int = Field(default=10, ge=1, description="tool calls one reply's code may make")
 
 
+class ReplaySettings(_Strict):
+    """Guarded replay (``replay RUN_DIR``) and the run cache: a finished run's steps replayed, screen
+    checked by screen, the next time the same task runs."""
+
+    cache_dir: Path | None = Field(default=None, description="the run cache (relative to the working "
+                                                             "directory, like logs.dir); None = off")
+    threshold: float = Field(default=0.8, ge=0, le=1, description="the least screen similarity to replay a step")
+
+
 class Settings(_Strict):
     mode: Literal["direct", "reasoning", "codeact"] = "direct"
     task: TaskSettings
@@ -272,6 +281,7 @@ class Settings(_Strict):
     credentials: CredentialSettings = CredentialSettings()
     reasoning: ReasoningSettings = ReasoningSettings()
     codeact: CodeActSettings = CodeActSettings()
+    replay: ReplaySettings = ReplaySettings()
 
     def secrets(self) -> list[str]:
         """Secret values that must never be written anywhere."""

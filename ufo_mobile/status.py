@@ -22,6 +22,8 @@ class MobileAgentStatus(StrEnum):
     # the manager's own states (reasoning mode): a subgoal handed to a sub-agent, a forced replan
     ASSIGN = "ASSIGN"
     REPLAN = "REPLAN"
+    # the replay agent's own state: the rest of the task handed to the agent (a guarded replay's fallback)
+    HANDOVER = "HANDOVER"
 
 
 #: The statuses a model may answer with.

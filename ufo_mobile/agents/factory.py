@@ -4,7 +4,9 @@
 - ``reasoning``: a ``ManagerAgent`` that plans and hands subgoals to its executor and sub-agents;
 - ``codeact``: a ``CodeActAgent`` whose model writes short Python calling the tools.
 
-The session drives whichever agent this returns through the same round loop.
+The session drives whichever agent this returns through the same round loop. ``build_root`` puts a
+``ReplayAgent`` in front of it when the run replays a trajectory (``replay RUN_DIR``, the run cache):
+the replay goes first and hands over to that agent where the screen differs.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ufo_mobile.agents.limits import StepTimer, event_loop_timer
 from ufo_mobile.agents.mobile import MobileAgent
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.llm.base import ChatModel
+from ufo_mobile.replay.plan import ReplayPlan
 from ufo_mobile.settings import Settings
 from ufo_mobile.tools.credentials import CredentialManager
 
@@ -37,3 +40,20 @@ def build_agent(settings: Settings, *, device: DeviceDriver, model: ChatModel, l
                             step_timer=step_timer, credentials=credentials, operator=operator)
     return MobileAgent("MobileAgent", device=device, model=model, settings=settings, logger=logger,
                        step_timer=step_timer, credentials=credentials, operator=operator)
+
+
+def build_root(settings: Settings, *, device: DeviceDriver, model: ChatModel, replay: ReplayPlan | None = None,
+               skip_scripted: bool = False, logger: Any = None, step_timer: StepTimer = event_loop_timer,
+               credentials: CredentialManager | None = None, operator: Operator | None = None) -> BasicAgent:
+    """The agent a run starts with: ``build_agent``'s, or, to replay ``replay``, a ``ReplayAgent``
+    whose fallback is that agent (none when the replay stops on a mismatch). ``skip_scripted``: see
+    ``ReplayAgent``."""
+    common: dict[str, Any] = {"device": device, "model": model, "logger": logger, "step_timer": step_timer,
+                              "credentials": credentials, "operator": operator}
+    if replay is None:
+        return build_agent(settings, **common)
+    from ufo_mobile.agents.replay import ReplayAgent
+
+    fallback = build_agent(settings, **common) if replay.fallback == "agent" else None
+    return ReplayAgent("Replay", plan=replay, fallback=fallback, skip_scripted=skip_scripted, settings=settings,
+                       **common)

@@ -85,8 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="name the run directory (default: time, task name and a random suffix); "
                           "when taken, ID-2, ID-3, ... is used")
     run.add_argument("--quiet", action="store_true", help="print only the final summary")
-    report = sub.add_parser("report", help="summarise a run directory (also one that was cut off)",
-                            description="Print a run's outcome and steps from its directory. A run whose "
+    report = sub.add_parser("report", help="summarise a run directory (also one that was cut off) and write "
+                                           "its HTML report",
+                            description="Print a run's outcome and steps from its directory, and write "
+                                        "RUN_DIR/report.html (one self-contained page). A run whose "
                                         "process was killed is marked as cut off.")
     report.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="e.g. logs/20261121-143841-turn-on-wifi-0d4b")
     devices = sub.add_parser("devices", help="list connected phones (serial, model, Android version, screen)")
@@ -109,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     ui.add_argument("--annotate", type=Path, metavar="OUT.png",
                     help="write the annotated screenshot here (drawn from the dump when no --screenshot)")
     ui.add_argument("--json", action="store_true", help="print the controls as JSON instead of the text")
+    from ufo_mobile.cli.replay_cmd import add_replay_parser  # the command lives in its own module
+
+    add_replay_parser(sub)
     return parser
 
 
@@ -208,9 +213,23 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
         console.print(console.recorded_step(line))
     if data.get("status") == runs.RUNNING:
         console.print(f"RUNNING (process {data.get('pid', '?')}): {len(steps)} steps so far")
-        return EXIT_OK
-    console.print(console.summary({**data, "run_dir": str(run_dir)}))
-    return EXIT_OK if data.get("status") == "FINISH" else EXIT_FAIL
+        code = EXIT_OK
+    else:
+        console.print(console.summary({**data, "run_dir": str(run_dir)}))
+        code = EXIT_OK if data.get("status") == "FINISH" else EXIT_FAIL
+    console.print(_html_report(run_dir, console))
+    return code
+
+
+def _html_report(run_dir: Path, console: Console) -> str:
+    """Write the run's ``report.html``; the line that says where it is (or why it is not)."""
+    from ufo_mobile.report import write_report
+
+    try:
+        path = write_report(run_dir)
+    except RunWriteError as exc:
+        return f"report: not written: {console.safe(str(exc))}"
+    return f"report: {console.safe(str(path))}"
 
 
 def _read_input(path: str, what: str, *, binary: bool = False) -> Any:
@@ -289,7 +308,14 @@ def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
-COMMANDS = {"run": cmd_run, "report": cmd_report, "ui": cmd_ui, "devices": cmd_devices, "sim": cmd_sim}
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    from ufo_mobile.cli.replay_cmd import run_replay
+
+    return run_replay(args, out)
+
+
+COMMANDS = {"run": cmd_run, "report": cmd_report, "ui": cmd_ui, "devices": cmd_devices, "sim": cmd_sim,
+            "replay": cmd_replay}
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

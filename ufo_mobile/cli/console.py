@@ -117,9 +117,29 @@ class Console:
         detail = self.safe(str(result.get("answer") or result.get("reason") or ""), DETAIL_LIMIT)
         return "\n".join([
             f"{head}: {detail}" if detail else head,
+            *self.replay_lines(result),
             f"run directory: {self.safe(str(result.get('run_dir', '')))}",
             usage_line(result),
         ])
+
+    def replay_lines(self, result: dict[str, Any]) -> list[str]:
+        """What a replay did (``RunResult.replay``): how many steps, how it ended, the mismatch report;
+        and the run cache's line (``RunResult.run_cache``)."""
+        lines = []
+        replay, cache = result.get("replay"), result.get("run_cache")
+        if isinstance(replay, dict):
+            done, of = int(replay.get("replayed") or 0), int(replay.get("recorded_steps") or 0)
+            ended = {"finished": "finished without the model", "fell back": "handed over to the agent",
+                     "stopped": "stopped"}.get(str(replay.get("ended")), "failed")
+            at = f" at step {replay['at_step']}" if replay.get("at_step") and replay.get("ended") != "finished" else ""
+            lines.append(f"replay of {self.safe(str(replay.get('source', '')), 120)}: {done} of {of} recorded "
+                         f"steps replayed, {ended}{at}")
+            lines += [f"  {self.safe(str(item), DETAIL_LIMIT)}" for item in replay.get("report") or []]
+        if isinstance(cache, dict):
+            state = "saved" if cache.get("saved") else "hit" if cache.get("hit") else "miss"
+            note = f" ({self.safe(str(cache['note']), DETAIL_LIMIT)})" if cache.get("note") else ""
+            lines.append(f"run cache: {state}{note}: {self.safe(str(cache.get('file') or '-'))}")
+        return lines
 
 
 def usage_line(result: dict[str, Any]) -> str:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ufo_mobile.errors import UnknownStateError
 from ufo_mobile.states.base import AgentLike, AgentState, AgentStateManager
-from ufo_mobile.states.mobile import need_context
+from ufo_mobile.states.mobile import FailMobileAgentState, FinishMobileAgentState, need_context
 from ufo_mobile.states.rulebook import Rulebook
 from ufo_mobile.status import NONE_STATE, MobileAgentStatus
 
@@ -155,33 +155,9 @@ class AssignManagerState(ManagerState):
         return S.ASSIGN
 
 
-@ManagerStateManager.register
-class FinishManagerState(ManagerState):
-    def next_state(self, agent: AgentLike) -> AgentState:
-        return self
-
-    def is_round_end(self) -> bool:
-        return True
-
-    def is_subtask_end(self) -> bool:
-        return True
-
-    @classmethod
-    def name(cls) -> str:
-        return S.FINISH
-
-
-@ManagerStateManager.register
-class FailManagerState(FinishManagerState):
-    async def handle(self, agent: AgentLike, context: RunContext | None = None) -> None:
-        await agent.on_fail(need_context(context, self))
-
-    def next_state(self, agent: AgentLike) -> AgentState:
-        return agent.state_manager.get_state(S.FINISH)
-
-    @classmethod
-    def name(cls) -> str:
-        return S.FAIL
+# FINISH and FAIL are the flat agent's: they end the round (FAIL keeps the final screen first)
+ManagerStateManager.register(FinishMobileAgentState)
+ManagerStateManager.register(FailMobileAgentState)
 
 
 # --- the sub-agents ------------------------------------------------------------------------------

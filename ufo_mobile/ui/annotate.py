@@ -2,8 +2,9 @@
 
 Labels sit at a corner of their box and move to another corner, or just outside the box, when
 they would cover a label already placed (nested controls share corners). Sizes scale with the
-image, and the only font is Pillow's bundled one, so output is the same on every machine.
-``render_blank`` draws a wireframe of the controls for when there is no screenshot.
+image, and the fonts are the packaged Noto faces (``ui/fonts.py``), so output is the same on every
+machine. ``render_blank`` draws a wireframe of the controls for when there is no screenshot; its
+labels are drawn in whatever script they are in (Cyrillic, CJK, Arabic...), not as empty boxes.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
+from PIL import Image, ImageDraw, UnidentifiedImageError
 
 from ufo_mobile.errors import UIParseError
 from ufo_mobile.ui.controls import Control, ControlKind
+from ufo_mobile.ui.fonts import draw_text, label_font, text_width
 from ufo_mobile.ui.hierarchy import Bounds
 
 #: Box and label colour per control kind (RGB).
@@ -26,7 +28,6 @@ KIND_COLORS: dict[ControlKind, tuple[int, int, int]] = {
     ControlKind.IMAGE: (22, 163, 74),
     ControlKind.TEXT: (71, 85, 105),
 }
-_Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 _Rect = tuple[int, int, int, int]
 
 
@@ -50,12 +51,12 @@ def render_blank(controls: Sequence[Control], size: tuple[int, int], *, scale: f
     width, height = max(1, size[0]), max(1, size[1])
     image = Image.new("RGB", (width, height), (248, 248, 246))
     draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=max(9, _label_size(width, height) * 2 // 3))
+    font_size = max(9, _label_size(width, height) * 2 // 3)
     for control in sorted(controls, key=lambda c: -c.bounds.area):
         rect = _scaled(control.bounds, scale)
         draw.rectangle(rect, outline=(170, 170, 170), width=1)
         if control.label:
-            _draw_clipped_text(draw, rect, control.label, font)
+            _draw_clipped_text(draw, rect, control.label, font_size)
     return _to_png(image)
 
 
@@ -91,7 +92,7 @@ def layout_labels(controls: Sequence[Control], image_size: tuple[int, int],
     """
     width, height = image_size
     font_size = _label_size(width, height)
-    font = ImageFont.load_default(size=font_size)
+    font = label_font(font_size)
     pad = max(2, font_size // 6)
     placed: dict[int, _Rect] = {}
     for control in sorted(controls, key=lambda c: (c.bounds.area, -c.index)):
@@ -104,8 +105,7 @@ def layout_labels(controls: Sequence[Control], image_size: tuple[int, int],
 
 def _draw_marks(image: Image.Image, controls: Sequence[Control], scale: float) -> None:
     draw = ImageDraw.Draw(image)
-    font_size = _label_size(image.width, image.height)
-    font = ImageFont.load_default(size=font_size)
+    font = label_font(_label_size(image.width, image.height))
     line = max(2, round(min(image.width, image.height) / 400))
     for control in sorted(controls, key=lambda c: (-c.bounds.area, c.index)):
         # big boxes first, so nested ones stay visible on top
@@ -137,14 +137,18 @@ def _place_label(box: _Rect, size: tuple[int, int], placed: list[_Rect], limits:
     return min(candidates, key=lambda r: sum(_overlap_area(r, other) for other in placed))
 
 
-def _draw_clipped_text(draw: ImageDraw.ImageDraw, rect: _Rect, text: str, font: _Font) -> None:
+def _draw_clipped_text(draw: ImageDraw.ImageDraw, rect: _Rect, text: str, size: int) -> None:
     left, top, right, bottom = rect
     room = right - left - 4
+    if room <= 0 or bottom - top <= 6:
+        return
     line = " ".join(text.split())
-    while line and draw.textlength(line, font=font) > room:
-        line = line[: max(0, len(line) * room // max(1, int(draw.textlength(line, font=font))) - 1)]
-    if line and bottom - top > 6:  # vertically centred, clear of the number at the top corner
-        draw.text((left + 2, (top + bottom) // 2), line, fill=(60, 60, 60), font=font, anchor="lm")
+    width = text_width(draw, line, size)
+    while line and width > room:
+        line = line[: max(0, len(line) * room // max(1, int(width)) - 1)]
+        width = text_width(draw, line, size)
+    if line:  # vertically centred, clear of the number at the top corner
+        draw_text(draw, (left + 2, (top + bottom) // 2), line, size, (60, 60, 60))
 
 
 def _label_size(width: int, height: int) -> int:

@@ -1,0 +1,1 @@
+"""Tests of ufo_mobile.report."""

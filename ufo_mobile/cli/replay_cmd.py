@@ -1,0 +1,101 @@
+"""``python -m ufo_mobile replay RUN_DIR``: a run's steps done again without a model, each on a screen
+checked against the recorded one.
+
+The replay is a run of its own (a new run directory, steps by the agent ``Replay``, no model
+calls), with the recorded run's settings and the options given here. On a screen that differs it
+stops (FAIL, exit 1, with the report) or, with ``--fallback agent``, the agent of the recorded
+run's mode does the rest with the model. Exit codes are ``run``'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from ufo_mobile.cli import EXIT_FAIL, _err, _exit_code
+from ufo_mobile.cli.console import Console
+from ufo_mobile.cli.operator import TerminalOperator
+from ufo_mobile.errors import ConfigError, RunWriteError
+from ufo_mobile.replay import NoModel, ReplayPlan, load_trajectory
+from ufo_mobile.session import Session
+from ufo_mobile.settings import settings_of_run
+from ufo_mobile.trace import runs
+
+
+def fraction(text: str) -> float:
+    """A similarity threshold: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, not {value:g}")
+    return value
+
+
+def add_replay_parser(sub: Any) -> None:
+    """The ``replay`` command's arguments (``sub``: the command line's subparsers)."""
+    replay = sub.add_parser(
+        "replay", help="do a run's steps again without a model, checking every screen",
+        description="Replay the actions of RUN_DIR on the phone without a model, checking before each one that "
+                    "the app and the screen (its controls) match the recorded ones, and mapping each control "
+                    "to its counterpart on the screen now. On a mismatch: stop with a report (exit 1), or, "
+                    "with --fallback agent, let the agent of the run's mode do the rest with the model.")
+    replay.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="e.g. logs/20261121-143841-turn-on-wifi-0d4b")
+    replay.add_argument("--device", metavar="SERIAL",
+                        help="'sim' for a fresh simulated phone, or an adb serial / host:port of a real phone "
+                             "(default: the run's device)")
+    replay.add_argument("--driver", choices=("adb", "u2"), help="with a real phone: plain adb or uiautomator2")
+    replay.add_argument("--fallback", choices=("agent", "stop"), default="stop",
+                        help="on a screen that differs: stop (default) or hand the rest to the agent and its model")
+    replay.add_argument("--threshold", type=fraction, metavar="X",
+                        help="the least screen similarity, 0-1, to replay a step (default replay.threshold, 0.8)")
+    replay.add_argument("--log-dir", type=Path, metavar="DIR", help="where the replay's run directory goes "
+                                                                    "(default: the run's logs.dir)")
+    replay.add_argument("--quiet", action="store_true", help="print only the final summary")
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if args.device == "sim":
+        if args.driver:
+            raise ConfigError("--driver is for real phones; the simulated phone needs none", key="--driver")
+        out["device"] = {"kind": "sim"}
+    elif args.device is not None:
+        out["device"] = {"kind": args.driver or "adb", "serial": args.device}
+    elif args.driver:
+        out["device"] = {"kind": args.driver}
+    if args.log_dir is not None:
+        out["logs"] = {"dir": str(args.log_dir)}
+    if args.threshold is not None:
+        out["replay"] = {"threshold": args.threshold}
+    return out
+
+
+def run_replay(args: argparse.Namespace, out: TextIO) -> int:
+    run_dir: Path = args.run_dir
+    trajectory = load_trajectory(run_dir)  # ConfigError: not a run directory, still going, nothing to replay
+    settings = settings_of_run(runs.read_run(run_dir), overrides=_overrides(args), source=str(run_dir / "run.json"))
+    plan = ReplayPlan(trajectory, fallback=args.fallback, source=f"run {trajectory.run_id}")
+    agent = args.fallback == "agent"
+    operator = TerminalOperator(sys.stdin, sys.stderr) if agent and sys.stdin is not None and sys.stdin.isatty() \
+        else None
+    # without a fallback no model is needed (nor its key); with one, the run's own model is built
+    session = Session(settings, handle_signals=True, operator=operator, replay=plan,
+                      model=None if agent else NoModel())
+    console = Console(out, session.redactor)
+    session.on_start = lambda s: console.print(console.header(s.run_id, f"replay of {trajectory.run_id}: "
+                                                                        f"{settings.task.text}"))
+    if not args.quiet:
+        session.on_step = lambda step: console.print(console.step(step))
+    try:
+        result = asyncio.run(session.run())
+    except RunWriteError as exc:
+        _err(f"error: {console.safe(str(exc))}; the run could not record its end (the next run in "
+             "this log directory marks it as cut off)")
+        return EXIT_FAIL
+    console.print(console.summary(result.to_json()))
+    return _exit_code(result)

@@ -1,0 +1,240 @@
+"""A run directory read back for the report: ``run.json``, ``steps.jsonl``, ``run.log`` and each
+step's files, every one of them optional.
+
+A run cut off by SIGKILL, a step whose files were never written, a line torn by a crash, a
+``run.json`` that is missing: what could not be read is listed (``RunView.problems`` for the run,
+``StepView.missing`` for a step) and the rest is shown. A step folder with no line in
+``steps.jsonl`` (the process died during the step) is kept as an unrecorded step. Only the run
+directory is read; its texts are untrusted and are escaped where they are shown, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ufo_mobile.errors import ConfigError
+from ufo_mobile.trace import runs
+
+TEXT_LIMIT = 100_000  # characters read from one text file (a prompt, a reply); the rest is counted
+_SCREEN_SIZE = re.compile(r"screen (\d+)x(\d+) px")
+_STEP_FILES = ("screenshot.png", "annotated.png", "controls.json", "screen.txt", "prompt.json", "reply.txt",
+               "result.json", "timings.json")
+
+
+@dataclass(frozen=True)
+class Transition:
+    """One ``transition`` line of ``run.log``: an agent's state machine moving."""
+
+    agent: str
+    source: str
+    target: str
+    step: int | None
+    reason: str
+    time: str
+
+
+@dataclass
+class StepView:
+    """One step: its ``steps.jsonl`` line (empty when it was never recorded) and its files."""
+
+    number: int
+    folder: Path
+    line: dict[str, Any]
+    recorded: bool = True
+    controls: list[dict[str, Any]] | None = None
+    prompt: Any = None
+    reply: str | None = None
+    screen: str | None = None
+    result_file: dict[str, Any] | None = None
+    timings_file: dict[str, Any] | None = None
+    missing: list[str] = field(default_factory=list)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self.line.get(key, default)
+        return default if value is None else value
+
+    @property
+    def image(self) -> Path | None:
+        """The annotated screenshot, else the raw one, else None."""
+        for name in ("annotated.png", "screenshot.png"):
+            if (self.folder / name).is_file():
+                return self.folder / name
+        return None
+
+    @property
+    def screen_size(self) -> tuple[int, int] | None:
+        """The screen size the control bounds refer to (the first line of ``screen.txt``)."""
+        match = _SCREEN_SIZE.search(self.screen.split("\n", 1)[0]) if self.screen else None
+        return (int(match.group(1)), int(match.group(2))) if match else None
+
+    @property
+    def action(self) -> dict[str, Any] | None:
+        action = self.line.get("action")
+        return action if isinstance(action, dict) else None
+
+    @property
+    def result(self) -> dict[str, Any] | None:
+        result = self.line.get("result")
+        if isinstance(result, dict):
+            return result
+        written = self.result_file  # an action's outcome; a FINISH or FAIL without one has a status
+        return written if written is not None and "status" not in written else None
+
+    @property
+    def timings(self) -> dict[str, float]:
+        timings = self.line.get("timings") or self.timings_file or {}
+        return {str(k): float(v) for k, v in timings.items() if isinstance(v, int | float)} \
+            if isinstance(timings, dict) else {}
+
+    @property
+    def code(self) -> str | None:
+        """The Python a CodeAct step ran."""
+        args = (self.action or {}).get("args")
+        code = args.get("code") if isinstance(args, dict) else None
+        return code if isinstance(code, str) else None
+
+
+@dataclass
+class RunView:
+    """Everything the report shows about one run."""
+
+    run_dir: Path
+    data: dict[str, Any]
+    steps: list[StepView]
+    transitions: list[Transition]
+    events: list[dict[str, Any]]
+    problems: list[str]
+
+    @property
+    def status(self) -> str:
+        return str(self.data.get("status") or "UNKNOWN")
+
+    @property
+    def running(self) -> bool:
+        return self.status == runs.RUNNING
+
+    @property
+    def failed(self) -> bool:
+        return self.status not in ("FINISH", runs.RUNNING)
+
+    @property
+    def mode(self) -> str:
+        settings = self.data.get("settings")
+        mode = settings.get("mode") if isinstance(settings, dict) else None
+        return str(mode or "direct")
+
+    @property
+    def final_png(self) -> Path | None:
+        path = self.run_dir / "final.png"
+        return path if path.is_file() else None
+
+
+def load_run(run_dir: Path) -> RunView:
+    """Read ``run_dir``; a run that says RUNNING but whose process is gone is settled as cut off
+    first (as ``report`` does). Never raises for a missing or unreadable file."""
+    problems: list[str] = []
+    try:
+        data = runs.settle(run_dir)
+    except (ConfigError, OSError) as exc:
+        problems.append(f"run.json: {exc}")
+        data = {}
+    steps, torn = _read_lines(run_dir / "steps.jsonl")
+    if torn:
+        problems.append(f"steps.jsonl: {torn} line{'s' if torn != 1 else ''} could not be read "
+                        "(torn by a crash, or not a JSON object)")
+    if not (run_dir / "steps.jsonl").is_file():
+        problems.append("steps.jsonl is missing")
+    log, _ = _read_lines(run_dir / "run.log")
+    return RunView(run_dir=run_dir, data=data, steps=_steps(run_dir, steps),
+                   transitions=[_transition(e) for e in log if e.get("event") == "transition"],
+                   events=[e for e in log if e.get("event") != "transition"], problems=problems)
+
+
+def _read_lines(path: Path) -> tuple[list[dict[str, Any]], int]:
+    """The JSON object lines of ``path`` and how many lines were not whole JSON objects."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return [], 0
+    good: list[dict[str, Any]] = []
+    bad = 0
+    for line in text.splitlines():
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            bad += 1
+            continue
+        if isinstance(value, dict):
+            good.append(value)
+        else:
+            bad += 1
+    return good, bad
+
+
+def _transition(event: dict[str, Any]) -> Transition:
+    step = event.get("step")
+    return Transition(agent=str(event.get("agent") or ""), source=str(event.get("from") or ""),
+                      target=str(event.get("to") or ""), step=step if isinstance(step, int) else None,
+                      reason=str(event.get("reason") or ""), time=str(event.get("timestamp") or ""))
+
+
+def _steps(run_dir: Path, lines: list[dict[str, Any]]) -> list[StepView]:
+    by_number: dict[int, dict[str, Any]] = {}
+    for line in lines:
+        number = line.get("step")
+        if isinstance(number, int) and number > 0:
+            by_number[number] = line  # a resumed run may repeat a step: its last line wins
+    try:
+        folders = {int(p.name): p for p in (run_dir / "steps").iterdir() if p.is_dir() and p.name.isdigit()}
+    except OSError:
+        folders = {}
+    views = []
+    for number in sorted(set(by_number) | set(folders)):
+        folder = folders.get(number, run_dir / "steps" / f"{number:04d}")
+        views.append(_step(number, folder, by_number.get(number)))
+    return views
+
+
+def _step(number: int, folder: Path, line: dict[str, Any] | None) -> StepView:
+    view = StepView(number=number, folder=folder, line=line or {}, recorded=line is not None)
+    controls = _read_json(folder / "controls.json")
+    view.controls = [c for c in controls if isinstance(c, dict)] if isinstance(controls, list) else None
+    view.prompt = _read_json(folder / "prompt.json")
+    if view.prompt is None and (folder / "prompt.json").is_file():
+        view.prompt = _read_text(folder / "prompt.json")  # not JSON: shown as it is
+    view.reply = _read_text(folder / "reply.txt")
+    view.screen = _read_text(folder / "screen.txt")
+    result = _read_json(folder / "result.json")
+    view.result_file = result if isinstance(result, dict) else None
+    timings = _read_json(folder / "timings.json")
+    view.timings_file = timings if isinstance(timings, dict) else None
+    expected = set((line or {}).get("files", {}).values()) if isinstance((line or {}).get("files"), dict) else set()
+    view.missing = sorted(name for name in _STEP_FILES
+                          if f"steps/{number:04d}/{name}" in expected and not (folder / name).is_file())
+    return view
+
+
+def _read_text(path: Path, limit: int = TEXT_LIMIT) -> str | None:
+    """The text of ``path`` (at most ``limit`` characters, then a count of the rest), or None."""
+    try:
+        with path.open("rb") as f:
+            raw = f.read(limit * 4 + 1)
+            size = path.stat().st_size
+    except OSError:
+        return None
+    text = raw.decode("utf-8", errors="replace")
+    if len(text) > limit or size > len(raw):
+        return text[:limit] + f"… [cut: the file has {size} bytes]"
+    return text
+
+
+def _read_json(path: Path) -> Any:
+    """``path`` as JSON, or None when it is missing, unreadable or not JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, json.JSONDecodeError):
+        return None

@@ -1,0 +1,155 @@
+"""The report page: the run's summary, then (for a failed run) why it failed with the final
+screen, the timeline of state transitions, every step, and where the record ends.
+
+A failed run puts its reason and final screenshot first: that is what a reader opens it for. A
+run that was cut off, interrupted or is still going says so at the top and where its steps end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ufo_mobile.report import markup as m
+from ufo_mobile.report.images import picture
+from ufo_mobile.report.load import RunView, Transition
+from ufo_mobile.report.steps import render_step
+from ufo_mobile.report.style import stylesheet
+
+
+def render_body(run: RunView) -> str:
+    """Everything inside ``<main>``."""
+    parts = [_title(run)]
+    if run.failed:
+        parts.append(_failure(run))  # first: what a reader opens a failed run's report for
+    parts.append(_summary(run))
+    if run.problems:
+        parts.append('<div class="problems">' + "".join(f"<p>{m.text(p)}</p>" for p in run.problems) + "</div>")
+    parts.append(_timeline(run))
+    parts.append(f'<h2 id="steps">Steps</h2>{"".join(render_step(s) for s in run.steps)}')
+    if not run.steps:
+        parts.append('<p class="muted">No step was recorded.</p>')
+    parts.append(_ending(run))
+    parts.append(f'<footer>Run directory: {m.text(run.run_dir)}</footer>')
+    return "\n".join(parts)
+
+
+def render_document(run: RunView, body: str, font_css: str, families: list[str]) -> str:
+    title = m.text(f"{run.status}: {run.data.get('task', run.run_dir.name)}", 200)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; "
+            "font-src data:; style-src 'unsafe-inline'\">"
+            f"<title>{title}</title><style>{font_css}\n{stylesheet(families)}</style></head>"
+            f"<body><main>\n{body}\n</main></body></html>\n")
+
+
+def _outcome(run: RunView) -> str:
+    data = run.data
+    if data.get("cut_off"):
+        return "cut off"
+    if data.get("signal"):
+        return f"stopped by {data.get('signal')}"
+    if data.get("interrupted"):
+        return "interrupted"
+    return ""
+
+
+def _title(run: RunView) -> str:
+    data = run.data
+    recorded = sum(1 for s in run.steps if s.recorded)
+    unrecorded = len(run.steps) - recorded
+    how = _outcome(run)
+    outcome = (f'<p class="outcome"><span id="outcome" class="badge big {m.status_class(run.status)}" '
+               f'data-outcome="{m.text(run.status, 40)}">{m.text(run.status, 40)}</span> '
+               + (f'<span class="warn">{m.text(how)}</span> ' if how else "")
+               + f'<span id="step-count" data-steps="{recorded}">{recorded} step{"s" if recorded != 1 else ""}'
+               + (f" (+{unrecorded} not recorded)" if unrecorded else "") + "</span></p>")
+    task = m.text(data.get("task", "(task unknown: run.json unreadable)"))
+    return f'<header><h1 id="task">{task}</h1>{outcome}</header>'
+
+
+def _summary(run: RunView) -> str:
+    data = run.data
+    recorded = sum(1 for s in run.steps if s.recorded)
+    facts: list[tuple[str, str]] = []
+    if data.get("reason"):
+        facts.append(("Reason", m.pre(data["reason"], "inline")))
+    if data.get("answer") and data.get("answer") != data.get("reason"):
+        facts.append(("Answer", m.pre(data["answer"], "inline")))
+    elif data.get("answer"):
+        facts.append(("Answer", '<span class="muted">(the reason above)</span>'))
+    if data.get("output") is not None:
+        facts.append(("Output", m.pre(m.pretty_json(data["output"]))))
+    facts += [("Mode", m.text(run.mode)), ("Run", m.text(data.get("run_id", run.run_dir.name))),
+              ("Started", m.text(data.get("started_at", "?"))),
+              ("Duration", m.seconds(data.get("duration_seconds")) if "duration_seconds" in data else "unknown"),
+              ("Steps", m.count(data.get("steps", recorded))),
+              ("Tokens", f"{m.count(data.get('prompt_tokens', 0))} prompt ({m.count(data.get('cached_tokens', 0))} "
+                         f"cached) + {m.count(data.get('completion_tokens', 0))} completion"),
+              ("Model calls", m.count(data.get("model_calls", 0))),
+              ("Cost", m.cost(data.get("cost_usd")) if "cost_usd" in data else "unknown")]
+    if data.get("signal"):
+        facts.append(("Signal", m.text(data["signal"])))
+    settings = data.get("settings")
+    extra = m.details("Settings (run.json)", m.pre(m.pretty_json(settings))) if isinstance(settings, dict) else ""
+    return f'<section id="summary">{m.rows(facts)}{extra}</section>'
+
+
+def _failure(run: RunView) -> str:
+    """Why the run failed and the last screen, before everything else."""
+    shot, what = run.final_png, "the screen when the run ended (final.png)"
+    if shot is None:
+        last = next((s.image for s in reversed(run.steps) if s.image is not None), None)
+        shot, what = last, "the last step's screenshot (there is no final.png)"
+    image = picture(shot) if shot is not None else None
+    figure = (f'<figure class="shot final"><img src="{image.uri}" width="{image.width}" height="{image.height}" '
+              f'alt="final screen"><figcaption>{what}</figcaption></figure>') if image is not None else ""
+    reason = run.data.get("reason") or "(no reason recorded)"
+    end = run.steps[-1] if run.steps else None
+    where = (f'<p>Last step: <a href="#step-{end.number}">step {end.number}</a> '
+             f'({m.text(end.get("agent", "?"), 80)}, {m.text(end.get("status", "?"), 40)})</p>') if end else ""
+    return (f'<section id="failure" class="panel failure"><h2>Why it failed</h2><div class="cols">{figure}'
+            f'<div class="info"><p class="fail-text">{m.pre(reason, "inline")}</p>{where}</div></div></section>')
+
+
+def _timeline(run: RunView) -> str:
+    if not run.transitions:
+        return '<h2 id="timeline">Timeline</h2><p class="muted">run.log has no state transitions.</p>'
+    root = run.transitions[0].agent
+    rows = [_transition_row(t, root) for t in run.transitions]
+    rows.append(f'<tr class="end"><td></td><td colspan="3">{_end_words(run)}</td></tr>')
+    agents = sorted({t.agent for t in run.transitions})
+    return (f'<h2 id="timeline">Timeline</h2><p class="muted">State transitions from run.log, in order '
+            f'({m.text(", ".join(agents))}).</p><table class="timeline"><thead><tr><th>Step</th><th>Agent</th>'
+            f"<th>Transition</th><th>Reason</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
+def _transition_row(t: Transition, root: str) -> str:
+    step = f'<a href="#step-{t.step}">{t.step}</a>' if t.step else "&ndash;"
+    cls = ' class="sub"' if t.agent != root else ""
+    return (f"<tr{cls}><td>{step}</td><td class=\"agent\">{m.text(t.agent, 80)}</td>"
+            f'<td><span class="badge {m.status_class(t.source)}">{m.text(t.source, 40)}</span> &rarr; '
+            f'<span class="badge {m.status_class(t.target)}">{m.text(t.target, 40)}</span></td>'
+            f'<td class="reason">{m.text(t.reason)}</td></tr>')
+
+
+def _end_words(run: RunView) -> str:
+    if run.running:
+        return f"still running (process {m.text(run.data.get('pid', '?'))}): the log goes on"
+    how = _outcome(run)
+    return (f"ended: {m.text(run.status, 40)}" + (f" ({m.text(how)})" if how else "")
+            + (f": {m.text(run.data.get('reason'), 300)}" if run.data.get("reason") else ""))
+
+
+def _ending(run: RunView) -> str:
+    """Where the record ends, visibly, for a run that did not end by itself."""
+    data: dict[str, Any] = run.data
+    count = sum(1 for s in run.steps if s.recorded)
+    if run.running:
+        return (f'<div id="break" class="break running">The run is still going (process '
+                f'{m.text(data.get("pid", "?"))}): {count} step(s) so far. Make the report again when it ends.</div>')
+    how = _outcome(run)
+    if not how and run.status != "UNKNOWN":
+        return ""
+    reason = m.text(data.get("reason") or "run.json does not say how the run ended", 500)
+    return f'<div id="break" class="break">The run stopped here ({m.text(how or "unknown")}): {reason}</div>'
