@@ -34,6 +34,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import structlog
+
 from ufo_mobile.agents.base import BasicAgent
 from ufo_mobile.agents.factory import build_root
 from ufo_mobile.agents.human import Operator
@@ -266,6 +268,20 @@ class Session:
                 await _close(device, s.device.command_timeout_seconds)
             await self._close_model(model)
             writer.close()
+            if s.logs.report and writer.failure is None:
+                await self._write_report(writer.run_dir)
+
+    @staticmethod
+    async def _write_report(run_dir: Path) -> None:
+        """``report.html`` for every run that ends (finished, failed, interrupted, crashed). It is
+        a view of the run directory: when it cannot be made, the run's outcome stands."""
+        from ufo_mobile.report import write_report
+
+        try:
+            await asyncio.to_thread(write_report, run_dir)
+        except Exception as exc:  # noqa: BLE001 - nothing about the report may change the run
+            structlog.get_logger("ufo_mobile.report").warning("report_not_written", run_dir=str(run_dir),
+                                                              error=repr(exc))
 
     def _replay_plan(self, request: str, logger: Any) -> tuple[ReplayPlan | None, dict[str, Any] | None]:
         """The trajectory to replay first: the one given, else (a new run, ``replay.cache_dir`` set)

@@ -229,6 +229,7 @@ class HumanSettings(_Strict):
 
 class LogSettings(_Strict):
     dir: Path = Path("logs")
+    report: bool = Field(default=True, description="write <run>/report.html when the run ends")
 
 
 class TaskSettings(_Strict):

@@ -75,7 +75,7 @@ def test_a_signal_ends_the_run_in_fail_with_the_step_recorded(tmp_path: Path, si
     run.signal(signum)
     exit_code, out, err = run.finish()
     assert exit_code == code, out + err
-    assert "FAIL after 2 steps" in out and out.rstrip().splitlines()[-3].endswith(reason)
+    assert "FAIL after 2 steps" in out and out.rstrip().splitlines()[-4].endswith(reason)
     run_dir = only_run_dir(tmp_path / "logs")
     result = run_json(run_dir)
     assert (result["status"], result["reason"], result["steps"]) == ("FAIL", reason, 2)
@@ -83,6 +83,8 @@ def test_a_signal_ends_the_run_in_fail_with_the_step_recorded(tmp_path: Path, si
     lines = step_lines(run_dir)
     assert [x["step"] for x in lines] == [1, 2]
     assert (lines[1]["status"], lines[1]["reason"]) == ("FAIL", reason)
+    report = (run_dir / "report.html").read_text(encoding="utf-8")  # written for an interrupted run too
+    assert reason in report and out.rstrip().splitlines()[-1] == f"report: logs/{run_dir.name}/report.html"
 
 
 def test_an_ignored_signal_stays_ignored(tmp_path: Path) -> None:

@@ -52,6 +52,8 @@ def test_a_run_killed_at_step_4_resumes_after_step_3_and_finishes(tmp_path: Path
     assert resumed["previous_reason"].startswith("cut off")
     events = [json.loads(x) for x in (run_dir / "run.log").read_text().splitlines()]
     assert [e["at_step"] for e in events if e["event"] == "run_resumed"] == [3]
+    report = (run_dir / "report.html").read_text(encoding="utf-8")  # the report shows the break
+    assert "The run stopped after step 3 (FAIL: cut off" in report and "after step 3" in report
 
 
 def test_resume_refuses_a_finished_run_and_a_task_with_it(tmp_path: Path) -> None:

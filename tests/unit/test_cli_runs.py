@@ -46,6 +46,7 @@ def test_demo_finishes_and_leaves_every_file_for_every_step(tmp_path: Path) -> N
     assert result["status"] == "FINISH" and result["outcome"] == "success" and result["steps"] == 4
     assert result["prompt_tokens"] == 0 and result["cost_usd"] == 0
     assert result["task"] == "Turn on Wi-Fi" and result["settings"]["limits"]["max_steps"] == 8  # kept at the end
+    assert (run_dir / "report.html").is_file() and out.rstrip().endswith(f"report: {run_dir / 'report.html'}")
     finish = json.loads((run_dir / "steps" / "0004" / "result.json").read_text())
     assert finish == {"success": True, "summary": "Wi-Fi is on.", "status": "FINISH", "action": None}
     lines = steps_of(run_dir)
@@ -168,3 +169,12 @@ def test_an_unknown_mode_is_a_usage_error(capsys: pytest.CaptureFixture[str], tm
     with pytest.raises(SystemExit) as exited:
         run_cli("run", str(DEMO), "--mode", "magic", "--log-dir", str(tmp_path))
     assert exited.value.code == 2 and "invalid choice: 'magic'" in capsys.readouterr().err
+
+
+def test_the_report_switch_turns_the_end_of_run_report_off(tmp_path: Path) -> None:
+    task = tmp_path / "task.yaml"
+    task.write_text(DEMO.read_text().replace("limits:", "logs: {report: false}\nlimits:")
+                    .replace("scripts/demo_wifi.yaml", str(DEMO.parent / "scripts" / "demo_wifi.yaml")))
+    code, out = run_cli("run", str(task), "--log-dir", str(tmp_path / "logs"))
+    assert code == 0, out
+    assert not (only_run_dir(tmp_path / "logs") / "report.html").exists() and "report:" not in out

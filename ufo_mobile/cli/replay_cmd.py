@@ -98,4 +98,6 @@ def run_replay(args: argparse.Namespace, out: TextIO) -> int:
              "this log directory marks it as cut off)")
         return EXIT_FAIL
     console.print(console.summary(result.to_json()))
+    if (result.run_dir / "report.html").is_file():
+        console.print(f"report: {console.safe(str(result.run_dir / 'report.html'))}")
     return _exit_code(result)

@@ -25,7 +25,8 @@ def render_body(run: RunView) -> str:
     if run.problems:
         parts.append('<div class="problems">' + "".join(f"<p>{m.text(p)}</p>" for p in run.problems) + "</div>")
     parts.append(_timeline(run))
-    parts.append(f'<h2 id="steps">Steps</h2>{"".join(render_step(s) for s in run.steps)}')
+    breaks = _breaks(run)
+    parts.append('<h2 id="steps">Steps</h2>' + "".join(breaks.get(s.number, "") + render_step(s) for s in run.steps))
     if not run.steps:
         parts.append('<p class="muted">No step was recorded.</p>')
     parts.append(_ending(run))
@@ -68,6 +69,22 @@ def _title(run: RunView) -> str:
     return f'<header><h1 id="task">{task}</h1>{outcome}</header>'
 
 
+def _resumptions(run: RunView) -> list[dict[str, Any]]:
+    found = run.data.get("resumed")
+    return [b for b in found if isinstance(b, dict)] if isinstance(found, list) else []
+
+
+def _breaks(run: RunView) -> dict[int, str]:
+    """A marker before the first step after each break of a resumed run (``run --resume``)."""
+    marks: dict[int, str] = {}
+    for item in _resumptions(run):
+        at = int(item.get("at_step") or 0)
+        how = f'{m.text(item.get("previous_status") or "?")}: {m.text(item.get("previous_reason") or "", 300)}'
+        marks[at + 1] = (marks.get(at + 1, "") + f'<div class="break">The run stopped after step {at} ({how}) and '
+                         f'was resumed at {m.text(item.get("at") or "?")}.</div>')
+    return marks
+
+
 def _summary(run: RunView) -> str:
     data = run.data
     recorded = sum(1 for s in run.steps if s.recorded)
@@ -90,6 +107,9 @@ def _summary(run: RunView) -> str:
               ("Cost", m.cost(data.get("cost_usd")) if "cost_usd" in data else "unknown")]
     if data.get("signal"):
         facts.append(("Signal", m.text(data["signal"])))
+    resumed = _resumptions(run)
+    if resumed:
+        facts.append(("Resumed", m.text(", ".join(f"after step {b.get('at_step', '?')}" for b in resumed))))
     settings = data.get("settings")
     extra = m.details("Settings (run.json)", m.pre(m.pretty_json(settings))) if isinstance(settings, dict) else ""
     return f'<section id="summary">{m.rows(facts)}{extra}</section>'

@@ -9,9 +9,13 @@ WOFF2 when ``brotli`` is there, WOFF otherwise. Variable faces are pinned to the
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import logging
+import os
+import tempfile
 from html.parser import HTMLParser
+from pathlib import Path
 
 from ufo_mobile.ui.fonts import FontFace, faces_for
 
@@ -82,6 +86,53 @@ def subset_face(face: FontFace, chars: str, flavor: str | None = None) -> bytes:
     return out.getvalue()
 
 
+# The characters most pages need from the Latin face: a page whose text is all within them gets the
+# same subset every time, made once per machine and kept on disk, instead of a new one per page.
+_COMMON_RANGES = ((0x20, 0x7E), (0xA0, 0x17F), (0x391, 0x3C9), (0x400, 0x45F), (0x2010, 0x2027), (0x2030, 0x2044),
+                  (0x2190, 0x2199), (0x2022, 0x2022), (0x2713, 0x2717))
+COMMON = "".join(chr(c) for a, b in _COMMON_RANGES for c in range(a, b + 1))
+_MEMORY: dict[str, bytes] = {}
+
+
+def cache_dir() -> Path:
+    """Where made subsets are kept: ``$XDG_CACHE_HOME/ufo_mobile/fonts`` (``~/.cache`` by default)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "ufo_mobile" / "fonts"
+
+
+def cached_subset(face: FontFace, chars: str, flavor: str) -> bytes:
+    """``subset_face``, remembered in memory and on disk by face, characters and format; a page
+    whose characters are all in ``COMMON`` asks for the ``COMMON`` subset, so it is made once."""
+    if set(chars) <= set(COMMON):
+        chars = COMMON
+    from fontTools import version as fonttools_version
+
+    key = hashlib.sha256(f"{face.path.name}|{face.index}|{face.weight}|{flavor}|{fonttools_version}|{chars}"
+                         .encode()).hexdigest()[:32]
+    if key in _MEMORY:
+        return _MEMORY[key]
+    path = cache_dir() / f"{key}.{flavor}"
+    try:
+        data = path.read_bytes()
+    except OSError:
+        data = subset_face(face, chars, flavor)
+        _store(path, data)
+    _MEMORY[key] = data
+    return data
+
+
+def _store(path: Path, data: bytes) -> None:
+    """Keep a subset for next time (atomically; a cache that cannot be written is no error)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".font-")
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        _LOG.info("font cache not written: %s", exc)
+
+
 def font_faces_css(text: str) -> tuple[str, list[str]]:
     """``@font-face`` rules for the faces ``text`` needs, and their family names in fallback order
     (for ``font-family``). A face that cannot be subset is left out (the browser falls back)."""
@@ -90,7 +141,7 @@ def font_faces_css(text: str) -> tuple[str, list[str]]:
     families: list[str] = []
     for face, chars in faces_for(text):
         try:
-            data = subset_face(face, chars, flavor)
+            data = cached_subset(face, chars, flavor)
         except Exception as exc:  # a font problem must not cost the whole report
             _LOG.warning("cannot embed %s: %s", face.family, exc)
             continue

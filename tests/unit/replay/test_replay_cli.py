@@ -49,7 +49,8 @@ def test_replay_prints_its_steps_and_the_account_and_exits_0(demo: RunResult, tm
     assert lines[0].endswith(f": replay of {demo.run_id}: Turn on Wi-Fi")
     assert [line.split()[2] for line in lines if line.startswith("step ")] == ["CONTINUE"] * 3 + ["FINISH"]
     assert f"replay of run {demo.run_id}: 4 of 4 recorded steps replayed, finished without the model" in lines
-    assert lines[-1] == "tokens: 0 prompt + 0 completion, cost $0.0000"
+    assert lines[-2] == "tokens: 0 prompt + 0 completion, cost $0.0000"
+    assert lines[-1] == f"report: {only_run(tmp_path / 'r') / 'report.html'}"  # written when the run ended
     assert {s["agent"] for s in steps_of(only_run(tmp_path / "r"))} == {"Replay"}
 
 
