@@ -4,6 +4,7 @@ nothing left in its process group (what it forked included), its working directo
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ import pytest
 from tests.unit.sandbox.processes import live_group_members
 from ufo_mobile.sandbox import process
 from ufo_mobile.sandbox.process import SandboxProcess
+
+HANG_GUARD = 60.0  # seconds; only ever reached when a process really outlives its sandbox
 
 
 @pytest.fixture(autouse=True)
@@ -31,5 +34,10 @@ def sandbox_processes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[SandboxP
     yield started
     for sandbox in started:
         assert sandbox.returncode is not None, f"sandbox process {sandbox.pid} was not reaped"
+        # SIGKILLed members are torn down by the kernel a moment later (longer on a loaded machine):
+        # wait for that; the bound is only a hang guard
+        deadline = time.monotonic() + HANG_GUARD
+        while live_group_members(sandbox.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert live_group_members(sandbox.pid) == [], f"processes of sandbox {sandbox.pid} outlived the run"
         assert not os.path.exists(sandbox.workdir), f"{sandbox.workdir} was not removed"
