@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
 
 from ufo_mobile.errors import UnknownStateError
+from ufo_mobile.status import NONE_STATE
 
 if TYPE_CHECKING:
     from ufo_mobile.context import RunContext
@@ -133,6 +134,6 @@ class AgentStateManager(ABC):
         return self._instances.get(state.name()) is state
 
     @property
-    @abstractmethod
     def none_state(self) -> AgentState:
-        """The initial state, before any step."""
+        """The initial state, before any step (registered under ``NONE``)."""
+        return self.get_state(NONE_STATE)

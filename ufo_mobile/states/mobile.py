@@ -28,9 +28,7 @@ def need_context(context: RunContext | None, state: AgentState) -> RunContext:
 
 
 class MobileAgentStateManager(AgentStateManager):
-    @property
-    def none_state(self) -> AgentState:
-        return self.get_state(NONE_STATE)
+    """The registry of these states (its own declarations: see ``AgentStateManager``)."""
 
 
 class MobileAgentState(AgentState):

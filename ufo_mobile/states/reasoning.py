@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ufo_mobile.errors import UnknownStateError
 from ufo_mobile.states.base import AgentLike, AgentState, AgentStateManager
-from ufo_mobile.states.mobile import FailMobileAgentState, FinishMobileAgentState, need_context
+from ufo_mobile.states.mobile import FailMobileAgentState, FinishMobileAgentState, NoneMobileAgentState, need_context
 from ufo_mobile.states.rulebook import Rulebook
 from ufo_mobile.status import NONE_STATE, MobileAgentStatus
 
@@ -93,9 +93,7 @@ def _by_status(agent: AgentLike, source: str) -> AgentState:
 
 
 class ManagerStateManager(AgentStateManager):
-    @property
-    def none_state(self) -> AgentState:
-        return self.get_state(NONE_STATE)
+    """The registry of these states (its own declarations: see ``AgentStateManager``)."""
 
 
 class ManagerState(AgentState):
@@ -106,15 +104,7 @@ class ManagerState(AgentState):
         return _by_status(agent, self.name())
 
 
-@ManagerStateManager.register
-class NoneManagerState(ManagerState):
-    @classmethod
-    def name(cls) -> str:
-        return NONE_STATE
-
-    def next_state(self, agent: AgentLike) -> AgentState:
-        failed = agent.status == S.FAIL
-        return agent.state_manager.get_state(S.FAIL if failed else S.CONTINUE)
+ManagerStateManager.register(NoneMobileAgentState)  # CONTINUE, or FAIL when the run could not start
 
 
 @ManagerStateManager.register
@@ -164,9 +154,7 @@ ManagerStateManager.register(FailMobileAgentState)
 
 
 class SubAgentStateManager(AgentStateManager):
-    @property
-    def none_state(self) -> AgentState:
-        return self.get_state(NONE_STATE)
+    """The registry of these states (its own declarations: see ``AgentStateManager``)."""
 
 
 class SubAgentState(ManagerState):

@@ -18,6 +18,7 @@ from ufo_mobile.states.mobile import (
     FailMobileAgentState,
     FinishMobileAgentState,
     MobileAgentState,
+    NoneMobileAgentState,
     need_context,
 )
 from ufo_mobile.states.rulebook import Rulebook
@@ -56,20 +57,10 @@ class ReplayLike(AgentLike, Protocol):
 
 
 class ReplayStateManager(AgentStateManager):
-    @property
-    def none_state(self) -> AgentState:
-        return self.get_state(NONE_STATE)
+    """The registry of these states (its own declarations: see ``AgentStateManager``)."""
 
 
-@ReplayStateManager.register
-class NoneReplayState(MobileAgentState):
-    def next_state(self, agent: AgentLike) -> AgentState:
-        failed = agent.status == S.FAIL
-        return agent.state_manager.get_state(S.FAIL if failed else S.CONTINUE)
-
-    @classmethod
-    def name(cls) -> str:
-        return NONE_STATE
+ReplayStateManager.register(NoneMobileAgentState)  # CONTINUE, or FAIL when the run could not start
 
 
 @ReplayStateManager.register
