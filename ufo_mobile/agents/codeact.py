@@ -18,7 +18,5 @@ class CodeActAgent(MobileAgent):
     interaction_class: type[LLMInteraction] = CodeActInteraction
 
     def execution(self) -> Phase:
-        a = self.settings.agent
-        return CodeExecution(self.tools, self.device, self.cache, self.settings.codeact,
-                             state_provider=self.state_provider, credentials=self.credentials,
-                             swipe_duration_ms=a.swipe_duration_ms, max_wait_seconds=a.max_wait_seconds)
+        return CodeExecution(self.tools, self.device, self.cache, self.settings.agent, self.settings.codeact,
+                             state_provider=self.state_provider, credentials=self.credentials)

@@ -69,9 +69,8 @@ class ReplayAgent(MobileAgent):
             p, a = s.perception, s.agent
             actions = ActionExecution(self.tools, self.device, self.cache, a, state_provider=self.state_provider,
                                       credentials=self.credentials)  # approvals are checked before, by the replay
-            code = CodeExecution(self.tools, self.device, self.cache, s.codeact, state_provider=self.state_provider,
-                                 credentials=self.credentials, swipe_duration_ms=a.swipe_duration_ms,
-                                 max_wait_seconds=a.max_wait_seconds)
+            code = CodeExecution(self.tools, self.device, self.cache, a, s.codeact, state_provider=self.state_provider,
+                                 credentials=self.credentials)
             params = {name: list(types) for name, types in self.tools.get_param_types().items()}
             phases = (
                 DataCollection(self.device, self.cache, p, logger=context.logger, clock=self.clock,

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.memory.state import ActionEntry
 from ufo_mobile.processors.confirm import ConfirmPolicy
-from ufo_mobile.processors.context import StepContext
+from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.settings import AgentSettings
 from ufo_mobile.status import MobileAgentStatus
 from ufo_mobile.tools.context import ActionContext, ActionResult, Sleep
@@ -46,15 +46,19 @@ class ActionExecution:
         self.policy = policy
         self._sleep = sleep  # what ``wait`` sleeps with (tests inject one)
 
-    async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        if ctx.action is None or ctx.observation is None:
-            return None
-        obs = ctx.observation
-        action_ctx = ActionContext(
+    def action_context(self, ctx: StepContext, obs: Observation) -> ActionContext:
+        """What the tools get for an action decided on ``obs``."""
+        return ActionContext(
             driver=self.device, ui=obs.ui_state, shared_state=ctx.shared, state_provider=self.state_provider,
             credential_manager=self.credentials, observation_id=obs.observation_id, cache=self.cache,
             apps=obs.apps, swipe_duration_ms=self.settings.swipe_duration_ms,
             max_wait_seconds=self.settings.max_wait_seconds, sleep=self._sleep)
+
+    async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
+        if ctx.action is None or ctx.observation is None:
+            return None
+        obs = ctx.observation
+        action_ctx = self.action_context(ctx, obs)
         decision = ctx.extra.get("confirmation")
         if decision is None and self.policy is not None:
             why = self.policy.why(ctx.action, obs.current_app.package)

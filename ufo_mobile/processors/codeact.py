@@ -14,19 +14,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.llm.prompt import PromptTemplates, compose
 from ufo_mobile.llm.reply import ActionCall
 from ufo_mobile.llm.subagent_reply import parse_code_reply
 from ufo_mobile.memory.state import ActionEntry
+from ufo_mobile.processors.action_execution import ActionExecution
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.processors.llm_interaction import LLMInteraction, app_list
 from ufo_mobile.sandbox import CodeRun, SandboxLimits, Stop, run_codeact
-from ufo_mobile.settings import CodeActSettings
+from ufo_mobile.settings import AgentSettings, CodeActSettings
 from ufo_mobile.status import MobileAgentStatus
-from ufo_mobile.tools.context import ActionContext, ActionResult
+from ufo_mobile.tools.context import ActionResult
+from ufo_mobile.tools.credentials import CredentialManager
 from ufo_mobile.tools.registry import ToolRegistry
 from ufo_mobile.ui.cache import ControlCache
 from ufo_mobile.ui.format import screen_legend
@@ -79,25 +81,20 @@ class CodeActInteraction(LLMInteraction):
         return None
 
 
-class CodeExecution:
-    name: ClassVar[str] = "action_execution"
-    always: ClassVar[bool] = False
+class CodeExecution(ActionExecution):
+    """Phase 3 of CodeAct: the step's code, run in the sandbox, its tool calls on the device."""
 
-    def __init__(self, tools: ToolRegistry, device: DeviceDriver, cache: ControlCache, settings: CodeActSettings,
-                 *, state_provider: StateProvider | None = None, credentials: Any = None,
-                 swipe_duration_ms: int = 300, max_wait_seconds: float = 10.0) -> None:
-        self.tools, self.device, self.cache, self.settings = tools, device, cache, settings
-        self.state_provider, self.credentials = state_provider, credentials
-        self.swipe_duration_ms, self.max_wait_seconds = swipe_duration_ms, max_wait_seconds
+    def __init__(self, tools: ToolRegistry, device: DeviceDriver, cache: ControlCache, settings: AgentSettings,
+                 codeact: CodeActSettings, *, state_provider: StateProvider | None = None,
+                 credentials: CredentialManager | None = None) -> None:
+        super().__init__(tools, device, cache, settings, state_provider=state_provider, credentials=credentials)
+        self.codeact = codeact
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
         if ctx.action is None or ctx.observation is None:
             return None
         obs = ctx.observation
-        action_ctx = ActionContext(
-            driver=self.device, ui=obs.ui_state, shared_state=ctx.shared, state_provider=self.state_provider,
-            credential_manager=self.credentials, observation_id=obs.observation_id, cache=self.cache,
-            apps=obs.apps, swipe_duration_ms=self.swipe_duration_ms, max_wait_seconds=self.max_wait_seconds)
+        action_ctx = self.action_context(ctx, obs)
         params = {name: list(types) for name, types in self.tools.get_param_types().items()}
         results: list[ActionResult] = []
 
@@ -107,7 +104,7 @@ class CodeExecution:
             results.append(result)
             return Stop(result.summary) if result.completion is not None else result.summary
 
-        s = self.settings
+        s = self.codeact
         limits = SandboxLimits(wall_seconds=s.wall_seconds, cpu_seconds=s.cpu_seconds, memory_mb=s.memory_mb,
                                max_tool_calls=s.max_tool_calls)
         run = await run_codeact(str(ctx.action.args["code"]), list(self.tools.names()), call_tool, limits)
