@@ -29,25 +29,10 @@ from typing import Any
 import pytest
 
 from tests.adb_server import PrivateAdbServer
+from tests.processes import session_processes
 
 ROOT = Path(__file__).resolve().parents[2]
 HANG_GUARD = 120.0  # seconds; only ever reached when something hangs
-
-
-def session_processes(sid: int) -> list[int]:
-    """Live (not zombie) processes whose session id is ``sid``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        if int(fields[3]) == sid and fields[0] != "Z":
-            found.append(int(entry.name))
-    return found
 
 
 class Cli:

@@ -15,9 +15,11 @@ import gc
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import adbutils
 import pytest
+import uiautomator2 as u2
 
 from tests.adb_server import PrivateAdbServer
 from ufo_mobile.sim import SimPhone
@@ -66,3 +68,13 @@ def _collect_library_leaks() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ResourceWarning)
         gc.collect()
+
+
+@pytest.fixture
+def u2_device(sim_device: SimDevice) -> Iterator[Any]:
+    """uiautomator2 connected to ``sim_device`` (its server stopped afterwards)."""
+    device = u2.connect(sim_device.device)
+    try:
+        yield device
+    finally:
+        device.stop_uiautomator()

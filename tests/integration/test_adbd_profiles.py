@@ -12,7 +12,6 @@ import shlex
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +41,6 @@ NULL_ROOT = "ERROR: null root node returned by UiTestAutomationBridge.\n"
 def black(png: bytes) -> tuple[tuple[int, int], bool]:
     with Image.open(io.BytesIO(png)) as image:
         return image.size, image.convert("RGB").getextrema() == ((0, 0), (0, 0), (0, 0))
-
-
-@pytest.fixture
-def u2_device(sim_device: Any) -> Iterator[Any]:
-    device = u2.connect(sim_device.device)
-    try:
-        yield device
-    finally:
-        device.stop_uiautomator()
 
 
 # -- 1. an animated screen is never idle ----------------------------------------------------------------

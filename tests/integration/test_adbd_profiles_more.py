@@ -4,7 +4,6 @@ the soft keyboard, one UiAutomation at a time, hundreds of packages with real AP
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import adbutils
@@ -23,15 +22,6 @@ pytestmark = pytest.mark.integration
 ALREADY = ("java.lang.IllegalStateException: UiAutomationService android.accessibilityservice."
            "IAccessibilityServiceClient$Stub$Proxy@")
 U2_COMMAND = "app_process / com.wetest.uia2.Main -p 9008"
-
-
-@pytest.fixture
-def u2_device(sim_device: Any) -> Iterator[Any]:
-    device = u2.connect(sim_device.device)
-    try:
-        yield device
-    finally:
-        device.stop_uiautomator()
 
 
 def roots(xml: str) -> list[tuple[str, str]]:

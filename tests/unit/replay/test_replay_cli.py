@@ -4,7 +4,6 @@ one-line errors."""
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 from pathlib import Path
 
@@ -12,7 +11,8 @@ import pytest
 import yaml
 
 from tests.unit.replay.helpers import click, finish, record_demo, settings_app, steps_of
-from ufo_mobile.cli import main
+from tests.unit.test_cli_runs import only_run_dir as only_run
+from tests.unit.test_cli_runs import run_cli
 from ufo_mobile.session import RunResult
 
 
@@ -20,17 +20,6 @@ from ufo_mobile.session import RunResult
 def demo(tmp_path: Path) -> RunResult:
     """A recorded demo run (the command line runs its own event loop: recorded outside of one)."""
     return asyncio.run(record_demo(tmp_path / "recorded"))
-
-
-def run_cli(*args: str) -> tuple[int, str]:
-    out = io.StringIO()
-    code = main(list(args), out=out)
-    return code, out.getvalue()
-
-
-def only_run(log_dir: Path) -> Path:
-    (run_dir,) = list(log_dir.iterdir())
-    return run_dir
 
 
 def change_recorded_phone(run_dir: Path, app: Path, script: Path | None = None) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.sandbox.processes import live_group_members
+from tests.processes import live_group_members
 from ufo_mobile.sandbox import process
 from ufo_mobile.sandbox.process import SandboxProcess
 

@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from tests.unit.sandbox.processes import alive
+from tests.processes import alive
 from ufo_mobile.sandbox import CodeRun, SandboxLimits, run_script
 from ufo_mobile.sandbox import process as process_module
 
