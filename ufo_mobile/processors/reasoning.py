@@ -75,6 +75,7 @@ class ManagerInteraction(LLMInteraction):
         errors = shared.error_descriptions[-RECENT:]
         replan = ctx.state == MobileAgentStatus.REPLAN
         attempts = "\n".join(f"- {e}" for e in errors[-shared.err_to_manager_thresh:])
+        outcomes = recent_outcomes(ctx)
         return compose([
             t.render("user", request=ctx.request, current_app=obs.current_app.package or "?", apps=app_list(obs.apps)),
             self.app_card(obs.current_app.package),
@@ -82,7 +83,7 @@ class ManagerInteraction(LLMInteraction):
             if shared.manager_memory else "",
             t.render("previous_plan", plan="\n".join(f"{i}. {p}" for i, p in enumerate(shared.plan, 1)))
             if shared.plan else "",
-            t.render("recent_actions", outcomes=recent_outcomes(ctx)) if recent_outcomes(ctx) else "",
+            t.render("recent_actions", outcomes=outcomes) if outcomes else "",
             self._scripter_result(ctx),
             t.render("replan", failures=shared.consecutive_failures(), attempts=attempts) if replan
             else (t.render("error_history", errors="\n".join(f"- {e}" for e in errors)) if errors else ""),
