@@ -103,6 +103,8 @@ class SimSettings(_Strict):
     width: int = Field(default=1080, gt=0)
     height: int = Field(default=2400, gt=0)
     apps: list[Path] = Field(default_factory=list, description="extra app YAML files to install")
+    install: list[str] = Field(default_factory=list,
+                               description="shipped apps that are not preinstalled, by package (com.example.shop)")
     start_app: str | None = None
 
 
@@ -424,11 +426,30 @@ def load_settings(task_path: Path, *, config_path: Path | None = None,
     Raises:
         ConfigError: one line naming the file, line and key path of the first problem.
     """
+    default_path = config_path or find_default_config(task_path)
+    return _load([(default_path, False), (task_path, True)], overrides, env)
+
+
+def load_base_settings(near: Path, *, config_path: Path | None = None,
+                       overrides: Mapping[str, Any] | None = None,
+                       env: Mapping[str, str] | None = None) -> Settings:
+    """The defaults file alone (``config_path``, else ``default.yaml`` in the folder ``near`` or the
+    one above it) with ``overrides``, for commands whose tasks come from elsewhere (``eval``): the
+    task text is a placeholder each run replaces.
+
+    Raises:
+        ConfigError: as ``load_settings``.
+    """
+    default_path = config_path or find_default_config(near / "default.yaml")
+    return _load([(default_path, False)], {"task": {"text": "-"}, **(overrides or {})}, env)
+
+
+def _load(paths: list[tuple[Path | None, bool]], overrides: Mapping[str, Any] | None,
+          env: Mapping[str, str] | None) -> Settings:
     env = os.environ if env is None else env
     docs: list[_Doc] = []
     merged: dict[str, Any] = {}
-    default_path = config_path or find_default_config(task_path)
-    for path, required in ((default_path, False), (task_path, True)):
+    for path, required in paths:
         if path is None:
             continue
         data, doc = _read(path, env, required=required)
@@ -441,8 +462,10 @@ def load_settings(task_path: Path, *, config_path: Path | None = None,
         err = exc.errors()[0]
         key = tuple(str(x) for x in err["loc"])
         owner = next((d for d in reversed(docs)
-                      if any(key[:n] in d.lines for n in range(len(key), 0, -1))), docs[-1])
+                      if any(key[:n] in d.lines for n in range(len(key), 0, -1))), docs[-1] if docs else None)
         message = "unknown key" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
+        if owner is None:  # no file at all: the command line's overrides
+            raise ConfigError(message, key=".".join(key)) from exc
         raise owner.error(message, key) from exc
 
 

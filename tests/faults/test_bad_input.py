@@ -50,6 +50,13 @@ def test_an_unknown_start_app(tmp_path: Path) -> None:
     assert not (tmp_path / "logs").exists()
 
 
+def test_an_unknown_shipped_app_to_install(tmp_path: Path) -> None:
+    task = write_task(tmp_path, [FINISH], extra="device: {sim: {install: [com.example.nowhere]}}\n")
+    code, _, err = cli("run", str(task), "--log-dir", "logs", cwd=tmp_path)
+    one_line_error(code, err, "device.sim.install", "com.example.nowhere")
+    assert not (tmp_path / "logs").exists()
+
+
 def test_a_log_dir_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "logs").write_text("I am a file")
     task = write_task(tmp_path, [FINISH])

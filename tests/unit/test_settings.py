@@ -94,3 +94,15 @@ def test_api_key_is_secret(task_dir: Path) -> None:
     s = load_settings(task, env={"KEY": "sk-very-secret"})
     assert "sk-very-secret" not in repr(s) and "sk-very-secret" not in str(s.model_dump(mode="json"))
     assert s.secrets() == ["sk-very-secret"]
+
+
+def test_device_sim_install_installs_shipped_apps_by_package() -> None:
+    from ufo_mobile.device.factory import build_sim_phone
+    from ufo_mobile.settings import SimSettings
+
+    phone = build_sim_phone(SimSettings(install=["com.example.shop", "com.example.clock"],
+                                        start_app="com.example.shop"))
+    packages = {app.package for app in phone.installed_apps()}
+    assert {"com.example.shop", "com.example.clock"} <= packages
+    assert phone.current_app().package == "com.example.shop"
+    assert "com.example.shop" not in {app.package for app in build_sim_phone(SimSettings()).installed_apps()}

@@ -26,9 +26,15 @@ def build_sim_phone(settings: SimSettings) -> SimPhone:
     Raises:
         ConfigError: an app file is missing, malformed or invalid, or ``start_app`` is unknown.
     """
+    from ufo_mobile.sim.loader import packaged_app
     from ufo_mobile.sim.phone import SimPhone
 
     phone = SimPhone(width=settings.width, height=settings.height)
+    for package in settings.install:
+        try:
+            phone.install(packaged_app(package))
+        except SimulatorError as exc:
+            raise ConfigError(str(exc), key="device.sim.install") from exc
     for app in settings.apps:
         try:
             phone.install_app(app)

@@ -3,15 +3,18 @@
 State changes happen here; navigation is delegated to a ``Navigator`` (the phone), so this module
 knows nothing about tasks and back stacks. Effects run in order and each sees the changes of the
 ones before it; an effect whose ``when`` conditions fail is skipped.
+
+``toggle`` and ``increment`` may name ``item.field``: the field of the list item the tapped row was
+repeated for. The layout hands rows the app's live items, so the change lands in the app's state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, MutableMapping, Sequence
 from typing import Any, Protocol
 
-from ufo_mobile.sim.model import Effect, LaunchSpec
-from ufo_mobile.sim.template import Scope, all_hold, resolve, truthy
+from ufo_mobile.sim.model import Effect, IncrementSpec, LaunchSpec, RemoveSpec
+from ufo_mobile.sim.template import Scope, all_hold, fmt, resolve, truthy
 
 
 class Navigator(Protocol):
@@ -47,7 +50,12 @@ def _apply(effect: Effect, package: str, state: dict[str, Any], scope: Scope, na
     elif action == "set_var" and effect.set_var is not None:
         state[effect.set_var.var] = resolve(effect.set_var.value, scope)
     elif action == "toggle" and effect.toggle is not None:
-        state[effect.toggle] = not truthy(state.get(effect.toggle))
+        _change(state, scope, effect.toggle, lambda old: not truthy(old))
+    elif action == "increment" and effect.increment is not None:
+        step = effect.increment
+        _change(state, scope, step.var, lambda old: _stepped(old, step))
+    elif action == "remove" and effect.remove is not None:
+        state[effect.remove.list] = _without(state.get(effect.remove.list), effect.remove, scope)
     elif action == "clear" and effect.clear is not None:
         for name in effect.clear:
             state[name] = empty_like(state.get(name))
@@ -61,6 +69,40 @@ def _apply(effect: Effect, package: str, state: dict[str, Any], scope: Scope, na
         kept = [old for old in state.get(spec.list) or []
                 if not (isinstance(old, dict) and old.get(spec.key) == item.get(spec.key))]
         state[spec.list] = [item, *kept]
+
+
+def _change(state: dict[str, Any], scope: Scope, name: str, change: Callable[[Any], Any]) -> None:
+    """Replace a state variable, or with ``item.field`` a field of the current list item, by
+    ``change(old)``; an ``item.field`` outside a row of mappings changes nothing."""
+    if not name.startswith("item."):
+        state[name] = change(state.get(name))
+        return
+    item, field = scope.item, name.removeprefix("item.")
+    if isinstance(item, MutableMapping):
+        item[field] = change(item.get(field))
+
+
+def _stepped(old: Any, step: IncrementSpec) -> int:
+    """``old`` (a number, or text holding one; anything else counts as 0) plus ``step.by``, clamped."""
+    try:
+        value = int(float(fmt(old).strip() or 0))
+    except (ValueError, OverflowError):  # not a number, nan, inf
+        value = 0
+    value += step.by
+    if step.min is not None:
+        value = max(step.min, value)
+    if step.max is not None:
+        value = min(step.max, value)
+    return value
+
+
+def _without(items: Any, spec: RemoveSpec, scope: Scope) -> list[Any]:
+    """The list without the items ``spec`` names (compared as text when a key is given)."""
+    target = resolve(spec.value, scope)
+    if spec.key is None:
+        return [old for old in items or [] if old != target]
+    return [old for old in items or []
+            if not (isinstance(old, dict) and fmt(old.get(spec.key)) == fmt(target))]
 
 
 def empty_like(value: Any) -> Any:

@@ -159,6 +159,13 @@ def _check_var(app: App, name: str | None, what: str) -> list[str]:
     return [f"{what}: unknown state variable {name!r} (declare it under state)"]
 
 
+def _check_target(app: App, name: str | None, what: str) -> list[str]:
+    """A variable an effect changes: a state variable, or ``item.field`` (the tapped row's item)."""
+    if name is not None and name.startswith("item.") and len(name) > len("item."):
+        return []
+    return _check_var(app, name, what)
+
+
 def _check_list(app: App, name: str, what: str) -> list[str]:
     if name == "@apps" or name.startswith("item"):
         return []
@@ -215,7 +222,12 @@ def _check_effect(app: App, effect: Effect) -> list[str]:
         values: Any = [effect.launch.package, effect.launch.extras]
     else:
         values = []
-    problems += _check_var(app, effect.toggle, "toggle")
+    problems += _check_target(app, effect.toggle, "toggle")
+    if effect.increment is not None:
+        problems += _check_target(app, effect.increment.var, "increment")
+    if effect.remove is not None:
+        problems += _check_list(app, effect.remove.list, "remove")
+        values.append(effect.remove.value)
     for name in effect.clear or []:
         problems += _check_var(app, name, "clear")
     if effect.set_var is not None:

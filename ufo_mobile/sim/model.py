@@ -67,9 +67,13 @@ Effect (exactly one action key, plus an optional ``when`` list of conditions)::
     back: true          home: true
     launch: com.android.settings | {package: ..., screen: ..., extras: {var: template}}
     set: {var: to, value: "{item.name}"}
-    toggle: wifi
+    toggle: wifi                      # or item.enabled: a field of the tapped row's list item
+    increment: {var: qty, by: 1, min: 1, max: 99}   # add to a number (by may be negative); the
+                                      # var may be item.qty; text that is not a number counts as 0
     append: {list: sent, item: {to: "{to}", text: "{draft}"}}
     upsert: {list: threads, key: name, item: {name: "{to}", snippet: "{draft}"}}  # moves to front
+    remove: {list: cart, key: name, value: "{item.name}"}   # drop the items whose field equals
+                                      # value; without key, the items equal to value ("{item}")
     clear: [title, body]
 
 Condition::
@@ -159,7 +163,27 @@ class UpsertSpec(_Spec):
     item: dict[str, Any]
 
 
-_ACTIONS = ("goto", "back", "home", "launch", "set_var", "toggle", "append", "upsert", "clear")
+class IncrementSpec(_Spec):
+    var: str
+    by: int = 1
+    min: int | None = None
+    max: int | None = None
+
+    @model_validator(mode="after")
+    def _range(self) -> IncrementSpec:
+        if self.min is not None and self.max is not None and self.max < self.min:
+            raise ValueError("max must not be less than min")
+        return self
+
+
+class RemoveSpec(_Spec):
+    list: str
+    key: str | None = None
+    value: Any
+
+
+_ACTIONS = ("goto", "back", "home", "launch", "set_var", "toggle", "increment", "append", "upsert", "remove",
+            "clear")
 
 
 class Effect(_Spec):
@@ -172,8 +196,10 @@ class Effect(_Spec):
     launch: LaunchSpec | None = None
     set_var: SetSpec | None = Field(default=None, alias="set")
     toggle: str | None = None
+    increment: IncrementSpec | None = None
     append: AppendSpec | None = None
     upsert: UpsertSpec | None = None
+    remove: RemoveSpec | None = None
     clear: list[str] | None = None
 
     @field_validator("when", mode="before")
@@ -191,6 +217,11 @@ class Effect(_Spec):
     def _launch_short(cls, value: Any) -> Any:
         return {"package": value} if isinstance(value, str) else value
 
+    @field_validator("increment", mode="before")
+    @classmethod
+    def _increment_short(cls, value: Any) -> Any:
+        return {"var": value} if isinstance(value, str) else value
+
     @field_validator("clear", mode="before")
     @classmethod
     def _clear_list(cls, value: Any) -> Any:
@@ -201,8 +232,8 @@ class Effect(_Spec):
         chosen = [name for name in _ACTIONS if getattr(self, name) not in (None, False)]
         if len(chosen) != 1:
             raise ValueError(
-                "an effect needs exactly one of goto, back, home, launch, set, toggle, append, "
-                f"upsert, clear (got {', '.join(chosen) or 'none'})"
+                "an effect needs exactly one of goto, back, home, launch, set, toggle, increment, append, "
+                f"upsert, remove, clear (got {', '.join(chosen) or 'none'})"
             )
         return self
 

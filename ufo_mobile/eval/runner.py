@@ -1,0 +1,168 @@
+"""Run one variant of a suite task on a fresh simulated phone and judge it.
+
+``run_task`` builds the phone the task's setup describes, runs a ``Session`` on it (in-process,
+through ``SimDriver``) with the task's text and step budget, reads the phone's state afterwards
+and judges the run (``spec.judge``). The model is the caller's: the task's oracle
+(``oracle_model``), the one that gives up at once (``give_up_model``), or a real one (``None``:
+built by the session from ``settings.model``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from ufo_mobile.device.base import DeviceDriver
+from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.errors import ConfigError, SimulatorError
+from ufo_mobile.eval.checks import RunFacts
+from ufo_mobile.eval.spec import TaskInstance, judge
+from ufo_mobile.llm.base import ChatModel
+from ufo_mobile.llm.scripted import Script, ScriptedModel
+from ufo_mobile.session import RunResult, Session
+from ufo_mobile.settings import Settings, TaskSettings
+from ufo_mobile.sim.loader import packaged_app
+from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.status import MobileAgentStatus
+from ufo_mobile.trace.runs import read_steps
+
+#: The model that gives up at once, in each mode's reply format.
+GIVE_UP = Script(
+    replies=[{"status": "FAIL", "result": "giving up"}],
+    repeat_last=True,
+    modes={"reasoning": ['<thought>I give up.</thought>\n<request_accomplished success="false">giving up'
+                         "</request_accomplished>"],
+           "codeact": ['```python\ncomplete(False, "giving up")\n```']},
+)
+
+
+@dataclass
+class TaskOutcome:
+    """One run of one task variant: how it ended, and whether it did the task."""
+
+    task_id: str
+    seed: int
+    kind: str
+    text: str
+    params: dict[str, Any]
+    status: str
+    reason: str
+    answer: str
+    passed: bool
+    why: str
+    steps: int
+    budget: int
+    duration_seconds: float
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+    run_id: str
+    run_dir: Path
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["run_dir"] = str(self.run_dir)
+        return data
+
+
+def give_up_model(mode: str = "direct") -> ScriptedModel:
+    """A model that answers FAIL ("giving up") to everything."""
+    return ScriptedModel(GIVE_UP.for_mode(mode), name="scripted:give-up")
+
+
+def oracle_model(instance: TaskInstance, mode: str = "direct") -> ScriptedModel:
+    """The task's oracle script for this variant, in ``mode``'s reply format.
+
+    Raises:
+        ConfigError: the task has no oracle script, or the script has no replies for ``mode``
+            (``replies`` are the direct mode's, ``modes:`` holds the others').
+    """
+    script = instance.oracle
+    if script is None:
+        raise ConfigError("the task has no oracle script", path=str(instance.task.source), key="oracle")
+    if mode != "direct" and mode not in script.modes:
+        raise ConfigError(f"the oracle script has no replies for the {mode} mode (add modes: {{{mode}: [...]}})",
+                          path=str(instance.task.oracle_path), key="modes")
+    return ScriptedModel(script.for_mode(mode), name=f"scripted:oracle:{instance.task.id}")
+
+
+def build_phone(instance: TaskInstance, *, width: int = 1080, height: int = 2400) -> SimPhone:
+    """A fresh simulated phone as the task's setup describes it.
+
+    Raises:
+        ConfigError: the setup does not fit the apps (a file changed since the task was loaded).
+    """
+    setup = instance.setup
+    phone = SimPhone(width=width, height=height)
+    try:
+        for package in setup.install:
+            phone.install(packaged_app(package))
+        for package, values in setup.state.items():
+            phone.set_state(package, **values)
+        if setup.start_app is not None:
+            phone.start_app(setup.start_app)
+    except (SimulatorError, ValueError) as exc:
+        raise ConfigError(f"cannot set up the phone: {exc}", path=str(instance.task.source), key="setup") from exc
+    return phone
+
+
+def run_settings(instance: TaskInstance, base: Settings, log_dir: Path) -> Settings:
+    """``base`` with the task's text, its step budget, the simulated phone and ``log_dir``."""
+    return base.model_copy(update={
+        "task": TaskSettings(text=instance.text, name=instance.name),
+        "limits": base.limits.model_copy(update={"max_steps": instance.task.spec.budget}),
+        "device": base.device.model_copy(update={"kind": "sim"}),
+        "logs": base.logs.model_copy(update={"dir": log_dir}),
+    })
+
+
+def default_settings() -> Settings:
+    """Settings for runs whose model the caller passes in (the oracle, the give-up model)."""
+    return Settings.model_validate({"task": {"text": "-"}, "model": {"kind": "scripted", "script": "-"}})
+
+
+async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | None = None,
+                   settings: Settings | None = None, run_id: str | None = None,
+                   driver: Callable[[SimPhone], DeviceDriver] = SimDriver,
+                   on_start: Callable[[Session], None] | None = None) -> TaskOutcome:
+    """Run ``instance`` once and judge it.
+
+    Args:
+        log_dir: where the run directory goes.
+        model: the model to run with; ``None`` builds it from ``settings.model``.
+        settings: everything else (mode, limits other than the step budget, perception, ...);
+            default ``default_settings()``.
+        run_id: the run directory's name; default ``<time>-<task id>-s<seed>-<random>``.
+        driver: the driver over the task's phone (a ``SimDriver`` subclass, say, whose screenshots
+            are cheap, for tests that only look at the state).
+        on_start: called with the session once its run directory exists (to interrupt it, say).
+    """
+    base = settings or default_settings()
+    phone = build_phone(instance, width=base.device.sim.width, height=base.device.sim.height)
+    device = driver(phone)
+    session = Session(run_settings(instance, base, log_dir), device=device, model=model, run_id=run_id,
+                      on_start=on_start)
+    result = await session.run()
+    facts = RunFacts(status=str(result.status), answer=result.answer, reason=result.reason, state=phone.state)
+    verdict = judge(instance, facts, gave_up=agent_gave_up(result))
+    return TaskOutcome(
+        task_id=instance.task.id, seed=instance.seed, kind=instance.task.kind, text=instance.text,
+        params=instance.params, status=str(result.status), reason=result.reason, answer=result.answer,
+        passed=verdict.passed, why=verdict.why, steps=result.steps, budget=instance.task.spec.budget,
+        duration_seconds=result.duration_seconds, prompt_tokens=result.prompt_tokens,
+        completion_tokens=result.completion_tokens, cost_usd=result.cost_usd, run_id=result.run_id,
+        run_dir=result.run_dir)
+
+
+def agent_gave_up(result: RunResult) -> bool:
+    """Whether the run's FAIL was the agent's own answer: its last step's reply said FAIL, and no
+    error ended it (a limit leaves the last step at CONTINUE; an error records itself)."""
+    if result.status != MobileAgentStatus.FAIL or result.interrupted:
+        return False
+    steps = read_steps(result.run_dir)
+    if not steps:
+        return False
+    last = steps[-1]
+    return last.get("status") == MobileAgentStatus.FAIL and not last.get("error")
