@@ -114,6 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     from ufo_mobile.cli.replay_cmd import add_replay_parser  # the command lives in its own module
 
     add_replay_parser(sub)
+    from ufo_mobile.cli.eval_cmd import add_eval_parser
+
+    add_eval_parser(sub)
     return parser
 
 
@@ -316,8 +319,14 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     return run_replay(args, out)
 
 
+def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
+    from ufo_mobile.cli.eval_cmd import run_eval
+
+    return run_eval(args, out)
+
+
 COMMANDS = {"run": cmd_run, "report": cmd_report, "ui": cmd_ui, "devices": cmd_devices, "sim": cmd_sim,
-            "replay": cmd_replay}
+            "replay": cmd_replay, "eval": cmd_eval}
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

@@ -1,0 +1,98 @@
+"""Scores of an evaluation (success rate, pass@k, totals), its JSONL records, and comparing two."""
+
+from __future__ import annotations
+
+import json
+import re
+from math import comb
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ufo_mobile.errors import ConfigError
+from ufo_mobile.eval.results import ResultsWriter, compare, pass_at_k, read_results, summarize
+
+
+def record(task: str, passed: bool, *, kind: str = "feasible", steps: int = 3, cost: float | None = 0.01,
+           seed: int = 0) -> dict[str, Any]:
+    return {"task_id": task, "seed": seed, "kind": kind, "passed": passed, "status": "FINISH" if passed else "FAIL",
+            "steps": steps, "duration_seconds": 1.5, "prompt_tokens": 100, "completion_tokens": 10, "cost_usd": cost}
+
+
+@pytest.mark.parametrize(("n", "c", "k"), [(1, 0, 1), (1, 1, 1), (3, 1, 1), (3, 1, 2), (3, 1, 3), (5, 2, 3),
+                                           (10, 0, 4), (10, 9, 2)])
+def test_pass_at_k_is_the_chance_that_one_of_k_draws_passes(n: int, c: int, k: int) -> None:
+    # by counting: of all k-subsets of the n runs, the share holding at least one passed run
+    failing_only = comb(n - c, k)
+    assert pass_at_k(n, c, k) == pytest.approx(1 - failing_only / comb(n, k))
+    assert pass_at_k(n, c, 1) == pytest.approx(c / n)
+
+
+def test_pass_at_k_refuses_impossible_counts() -> None:
+    with pytest.raises(ValueError, match="pass@4"):
+        pass_at_k(3, 1, 4)
+
+
+def test_summary_scores_per_task_and_per_kind() -> None:
+    records = [record("a", True), record("a", False, seed=1), record("a", False, seed=2),
+               record("b", True, kind="retrieval"), record("b", True, kind="retrieval", seed=1),
+               record("b", True, kind="retrieval", seed=2),
+               record("c", False, kind="impossible"), record("c", False, kind="impossible", seed=1),
+               record("c", False, kind="impossible", seed=2)]
+    summary = summarize(records)
+    assert (summary.tasks, summary.runs_per_task) == (3, 3)
+    assert (summary.totals.runs, summary.totals.passed, summary.totals.steps) == (9, 4, 27)
+    assert summary.totals.success_rate == pytest.approx(4 / 9)
+    assert summary.pass_at[1] == pytest.approx((1 / 3 + 1 + 0) / 3)
+    assert summary.pass_at[3] == pytest.approx((1 + 1 + 0) / 3)
+    assert {k: (t.passed, t.runs) for k, t in summary.by_kind.items()} == {
+        "feasible": (1, 3), "retrieval": (3, 3), "impossible": (0, 3)}
+    assert summary.totals.cost_usd == pytest.approx(0.09)
+    data = summary.to_json()
+    assert data["pass_at"] == {"pass@1": pytest.approx(0.4444, abs=1e-4), "pass@3": pytest.approx(0.6667, abs=1e-4)}
+
+
+def test_one_unknown_cost_makes_the_total_unknown_not_zero() -> None:
+    summary = summarize([record("a", True), record("b", True, cost=None), record("c", True)])
+    assert summary.totals.cost_usd is None
+    assert summary.to_json()["cost_usd"] is None
+
+
+def test_records_round_trip_through_the_jsonl_file(tmp_path: Path) -> None:
+    writer = ResultsWriter(tmp_path / "eval")
+    for r in (record("a", True), record("b", False)):
+        writer.write(r)
+    writer.close()
+    assert read_results(tmp_path / "eval") == read_results(writer.path) == [record("a", True), record("b", False)]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('{"task_id": "a"}\n', "line 1: not a run record (no passed, steps, status)"),
+    (json.dumps(record("a", True)) + "\n{oops\n", "line 2: not JSON"),
+    ("\n\n", "no run records"),
+    ("[1, 2]\n", "line 1: not a run record"),
+])
+def test_a_bad_results_file_is_one_error_naming_the_line(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "results.jsonl"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(message)) as caught:
+        read_results(path)
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_missing_results_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="cannot read the results"):
+        read_results(tmp_path / "nothing-here")
+
+
+def test_comparison_is_task_by_task() -> None:
+    a = [record("a", True), record("b", False), record("c", True)]
+    b = [record("a", True), record("b", True), record("d", False)]
+    comparison = compare(a, b)
+    by_id = {t.task_id: t for t in comparison.tasks}
+    assert list(by_id) == ["a", "b", "c", "d"]
+    assert by_id["a"].delta == 0 and by_id["b"].delta == 1
+    assert by_id["c"].b is None and by_id["c"].delta is None
+    assert by_id["d"].a is None
+    assert [t.task_id for t in comparison.better] == ["b"] and comparison.worse == []

@@ -1,0 +1,316 @@
+"""``python -m ufo_mobile eval SUITE``: measure an agent on a task suite, and compare two evaluations.
+
+An evaluation gets a directory of its own (``<log dir>/eval-<time>-<suite>-<random>/``) holding
+``results.jsonl`` (one record per run, written as each run ends), ``summary.json`` and the runs'
+directories under ``runs/``. Exit codes: 0 the evaluation ran (whatever its score; with
+``--min-success`` 1 when the success rate is below it), 2 usage or configuration error, 128+N
+stopped by signal N (the records of every run that ended are kept).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fnmatch
+import secrets
+import signal
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from rich.console import Console as RichConsole
+from rich.table import Table
+from rich.text import Text
+
+from ufo_mobile.cli import EXIT_FAIL, EXIT_OK, _model_overrides, positive
+from ufo_mobile.cli.console import fit
+from ufo_mobile.errors import ConfigError
+from ufo_mobile.eval import SuiteTask, load_suite, load_task, oracle_model
+from ufo_mobile.eval.campaign import BUILTIN_MODELS, BuiltinModel, Campaign, plan
+from ufo_mobile.eval.results import (
+    Comparison,
+    ResultsWriter,
+    Summary,
+    Totals,
+    compare,
+    read_results,
+    summarize,
+    write_summary,
+)
+from ufo_mobile.safe_text import printable
+from ufo_mobile.session import STOP_SIGNALS
+from ufo_mobile.settings import Settings, load_base_settings
+
+
+def fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, not {value:g}")
+    return value
+
+
+def add_eval_parser(sub: Any) -> None:
+    """The ``eval`` command's arguments (``sub``: the command line's subparsers)."""
+    ev = sub.add_parser(
+        "eval", help="measure an agent on a task suite (success by checks on the phone's state), or compare two",
+        description="Run every task of a suite (config/suite) on a fresh simulated phone, judge each run by its "
+                    "check on the phone's state (or on the answer), and print and write the results: "
+                    "results.jsonl (one record per run), summary.json, success rate, pass@k and totals. "
+                    "With --compare A B, put two evaluations side by side instead.")
+    ev.add_argument("suite", type=Path, nargs="*", metavar="SUITE",
+                    help="suite folders or task files, e.g. config/suite")
+    ev.add_argument("--tasks", metavar="PATTERNS",
+                    help="only the tasks whose id matches one of these comma-separated patterns, e.g. 'shop-*,clock-*'")
+    ev.add_argument("--model", metavar="NAME",
+                    help="oracle (each task's own reply script: proves every check can pass), give-up (a model that "
+                         "fails at once: proves every check can fail), or a real model's name (model.name) with "
+                         "--provider and --base-url as for run; default: the defaults file's model")
+    ev.add_argument("--provider", choices=("openai", "azure", "openai_compatible", "scripted"),
+                    help="the model's kind (model.kind), as for run")
+    ev.add_argument("--base-url", metavar="URL", help="the server's API URL (model.base_url), as for run")
+    ev.add_argument("--mode", choices=("direct", "reasoning", "codeact"), help="how the agent works, as for run")
+    ev.add_argument("--repeat", type=positive, default=1, metavar="K",
+                    help="run each task K times, the r-th time with the variant of seed SEED+r (default 1); "
+                         "pass@K is given with K > 1")
+    ev.add_argument("--seed", type=int, default=0, metavar="SEED",
+                    help="the first variant's seed (default 0): parameters are drawn from it, so a seed is the "
+                         "same variant on every machine")
+    ev.add_argument("--parallel", type=positive, default=1, metavar="N",
+                    help="runs at a time, each on its own simulated phone (default 1); helps with a slow model")
+    ev.add_argument("--log-dir", type=Path, metavar="DIR", help="where the evaluation's directory goes (default logs/)")
+    ev.add_argument("--config", type=Path, metavar="FILE",
+                    help="defaults file (default: default.yaml in or above the suite folder)")
+    ev.add_argument("--min-success", type=fraction, metavar="RATE",
+                    help="exit 1 when the success rate is below RATE (0-1), e.g. for CI")
+    ev.add_argument("--compare", type=Path, nargs=2, metavar=("A", "B"),
+                    help="compare two evaluations (their results.jsonl, or the directories holding them)")
+    ev.add_argument("--quiet", action="store_true", help="no line per run, only the table and the scores")
+
+
+def run_eval(args: argparse.Namespace, out: TextIO) -> int:
+    console = _console(out)
+    if args.compare is not None:
+        if args.suite:
+            raise ConfigError("give a suite to run, or --compare A B, not both", key="--compare")
+        a, b = args.compare
+        print_comparison(console, compare(read_results(a), read_results(b)), a, b)
+        return EXIT_OK
+    if not args.suite:
+        raise ConfigError("give a suite folder (e.g. config/suite) or task files", key="suite")
+    tasks = select(load_tasks(args.suite), args.tasks)
+    builtin, settings = eval_settings(args)
+    runs = plan(tasks, repeat=args.repeat, seed=args.seed)
+    for planned in runs:  # every variant renders, and the oracle has replies for the mode: before anything is made
+        instance = planned.task.instantiate(planned.seed)
+        if builtin == "oracle":
+            oracle_model(instance, settings.mode)
+    directory = eval_dir(settings.logs.dir, args.suite[0])
+    writer = ResultsWriter(directory)
+    done = 0
+
+    def on_record(record: dict[str, Any]) -> None:
+        nonlocal done
+        done += 1
+        writer.write(record)
+        if not args.quiet:
+            console.print(progress_line(record, done, len(runs)), markup=False, highlight=False)
+
+    campaign = Campaign(runs, settings=settings, log_dir=directory / "runs", builtin=builtin,
+                        parallel=args.parallel, on_record=on_record)
+    console.print(f"eval: {len(tasks)} tasks x {args.repeat} = {len(runs)} runs, model "
+                  f"{printable(campaign.model_label)}, mode {settings.mode} -> {printable(str(directory))}",
+                  markup=False, highlight=False)
+    started = time.monotonic()
+    try:
+        records = asyncio.run(_run(campaign))
+    finally:
+        writer.close()
+    summary = summarize(records) if records else None
+    meta = {"suite": [str(p) for p in args.suite], "model": campaign.model_label, "mode": settings.mode,
+            "repeat": args.repeat, "seed": args.seed, "planned_runs": len(runs), "stopped": campaign.stopped,
+            "wall_seconds": round(time.monotonic() - started, 3)}
+    if summary is None:
+        console.print(f"no run ended ({campaign.stopped or 'nothing to run'})", markup=False)
+    else:
+        write_summary(directory, summary, meta)
+        print_results(console, records, summary)
+    if campaign.stopped is not None:
+        console.print(f"stopped ({campaign.stopped}): {len(records)} of {len(runs)} runs ended and are recorded",
+                      markup=False)
+    console.print(f"results: {printable(str(writer.path))}", markup=False, highlight=False)
+    if campaign.stopped is not None:
+        return 128 + (campaign.stop_signal or signal.SIGINT)
+    if args.min_success is not None and (summary is None or summary.totals.success_rate < args.min_success):
+        console.print(f"success rate below --min-success {args.min_success:g}", markup=False)
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+async def _run(campaign: Campaign) -> list[dict[str, Any]]:
+    """The campaign, with SIGINT/SIGTERM/SIGHUP stopping it (a second one abandons the runs' steps)."""
+    loop = asyncio.get_running_loop()
+    received = 0
+
+    def on_signal(signum: int) -> None:
+        nonlocal received
+        received += 1
+        if received == 1:
+            campaign.stop(STOP_SIGNALS[signum], signum)
+        else:
+            campaign.abandon()
+
+    handled = [s for s in STOP_SIGNALS if signal.getsignal(s) != signal.SIG_IGN]
+    for signum in handled:
+        loop.add_signal_handler(signum, on_signal, signum)
+    try:
+        return await campaign.run()
+    finally:
+        for signum in handled:
+            loop.remove_signal_handler(signum)
+
+
+def load_tasks(paths: Sequence[Path]) -> list[SuiteTask]:
+    """The tasks of suite folders and task files, in order, each once."""
+    tasks: dict[str, SuiteTask] = {}
+    for path in paths:
+        found = load_suite(path) if path.is_dir() else [load_task(path)] if path.is_file() else None
+        if found is None:
+            raise ConfigError("no such suite folder or task file", path=str(path))
+        for task in found:
+            if task.id in tasks and tasks[task.id].source != task.source:
+                raise ConfigError(f"a second task with the id {task.id!r} (the first: {tasks[task.id].source})",
+                                  path=str(task.source), key="id")
+            tasks[task.id] = task
+    return list(tasks.values())
+
+
+def select(tasks: list[SuiteTask], patterns: str | None) -> list[SuiteTask]:
+    if patterns is None:
+        return tasks
+    wanted = [p.strip() for p in patterns.split(",") if p.strip()]
+    chosen = [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in wanted)]
+    if not chosen:
+        raise ConfigError(f"no task id matches {patterns!r}", key="--tasks")
+    return chosen
+
+
+def eval_settings(args: argparse.Namespace) -> tuple[BuiltinModel | None, Settings]:
+    """The built-in model asked for (if any), and the settings every run starts from."""
+    builtin: BuiltinModel | None = args.model if args.model in BUILTIN_MODELS else None
+    overrides: dict[str, Any] = {"device": {"kind": "sim"}}
+    if builtin is not None:
+        if args.provider not in (None, "scripted") or args.base_url is not None:
+            raise ConfigError(f"--model {builtin} is built in: it takes no --provider or --base-url", key="--model")
+        overrides["model"] = {"kind": "scripted", "script": "-"}  # the runs get their model from the campaign
+    else:
+        overrides["model"] = _model_overrides(args)
+    if args.mode is not None:
+        overrides["mode"] = args.mode
+    if args.log_dir is not None:
+        overrides["logs"] = {"dir": str(args.log_dir)}
+    near = args.suite[0] if args.suite[0].is_dir() else args.suite[0].parent
+    try:
+        settings = load_base_settings(near, config_path=args.config, overrides=overrides)
+    except ConfigError as exc:
+        if exc.message.startswith("the scripted model needs"):
+            raise ConfigError("eval needs a model: --model oracle, --model give-up, or a real model "
+                              "(--provider, --model, --base-url)", key="--model") from None
+        raise
+    return builtin, settings
+
+
+def eval_dir(log_dir: Path, suite: Path) -> Path:
+    name = (suite.name if suite.is_dir() else suite.stem) or "suite"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return log_dir / f"eval-{stamp}-{printable(name)[:40]}-{secrets.token_hex(2)}"
+
+
+def _console(out: TextIO) -> RichConsole:
+    """A rich console on ``out``: colours only on a terminal; 120 columns when not one."""
+    tty = hasattr(out, "isatty") and out.isatty()
+    return RichConsole(file=out, width=None if tty else 120, highlight=False, soft_wrap=False)
+
+
+def progress_line(record: dict[str, Any], done: int, total: int) -> str:
+    verdict = "PASS" if record["passed"] else "fail"
+    outcome = record["status"] if record["status"] == "FINISH" else f"{record['status']} ({record['reason']})"
+    return fit(printable(f"[{done}/{total}] {record['task_id']} s{record['seed']}: {verdict}  {outcome}  "
+                         f"{record['steps']}/{record['budget']} steps  {record['duration_seconds']:.1f}s"), 160)
+
+
+def _cost(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:.4f}"
+
+
+def _cell(text: str, width: int = 60) -> Text:
+    return Text(fit(printable(text), width))
+
+
+def print_results(console: RichConsole, records: list[dict[str, Any]], summary: Summary) -> None:
+    table = Table(title="results", title_justify="left", show_footer=True)
+    t = summary.totals
+    for name, footer, justify in (("task", "total", "left"), ("seed", "", "right"), ("kind", "", "left"),
+                                  ("outcome", "", "left"), ("check", f"{t.passed}/{t.runs}", "left"),
+                                  ("steps", str(t.steps), "right"), ("time", f"{t.seconds:.1f}s", "right"),
+                                  ("tokens", f"{t.prompt_tokens + t.completion_tokens:,}", "right"),
+                                  ("cost", _cost(t.cost_usd), "right")):
+        table.add_column(name, footer=footer, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for r in records:
+        outcome = r["status"] if r["status"] == "FINISH" else f"FAIL: {r['reason']}"
+        table.add_row(_cell(r["task_id"], 32), str(r["seed"]), r["kind"], _cell(outcome, 36),
+                      "pass" if r["passed"] else "FAIL", f"{r['steps']}/{r['budget']}",
+                      f"{float(r['duration_seconds']):.1f}s",
+                      f"{int(r['prompt_tokens'] or 0) + int(r['completion_tokens'] or 0):,}", _cost(r["cost_usd"]))
+    console.print(table)
+    failed = [r for r in records if not r["passed"]]
+    for r in failed:
+        console.print(_cell(f"  not passed: {r['task_id']} s{r['seed']}: {r['why']}", 200), soft_wrap=True)
+    console.print(score_lines(summary), markup=False, highlight=False)
+
+
+def score_lines(summary: Summary) -> str:
+    t = summary.totals
+    pass_at = "; ".join(f"pass@{k} {v:.3f}" for k, v in summary.pass_at.items())
+    kinds = ", ".join(f"{kind} {k.passed}/{k.runs}" for kind, k in summary.by_kind.items())
+    return "\n".join([
+        f"success rate: {t.passed}/{t.runs} runs ({t.success_rate:.1%}); {pass_at}",
+        f"by kind: {kinds}",
+        f"totals: {summary.tasks} tasks, {t.steps} steps, {t.seconds:.1f}s, {t.prompt_tokens:,} prompt + "
+        f"{t.completion_tokens:,} completion tokens, cost {_cost(t.cost_usd)}",
+    ])
+
+
+def _rate(t: Totals | None) -> str:
+    return "-" if t is None else f"{t.passed}/{t.runs}"
+
+
+def _steps(t: Totals | None) -> str:
+    """Steps per run."""
+    return "-" if t is None or not t.runs else f"{t.steps / t.runs:.1f}"
+
+
+def print_comparison(console: RichConsole, comparison: Comparison, a: Path, b: Path) -> None:
+    table = Table(title=f"A: {printable(str(a))}\nB: {printable(str(b))}", title_justify="left")
+    for name in ("task", "A", "B", "change", "steps A", "steps B"):
+        table.add_column(name, justify="left" if name in ("task", "change") else "right")
+    for change in comparison.tasks:
+        delta = change.delta
+        word = ("only in A" if change.b is None else "only in B" if change.a is None
+                else "better" if delta and delta > 0 else "worse" if delta and delta < 0 else "same")
+        table.add_row(_cell(change.task_id, 32), _rate(change.a), _rate(change.b), word, _steps(change.a),
+                      _steps(change.b))
+    console.print(table)
+    sa, sb = comparison.a.totals, comparison.b.totals
+    points = (sb.success_rate - sa.success_rate) * 100
+    lines = [f"success rate: A {sa.success_rate:.1%} ({sa.passed}/{sa.runs}) -> B {sb.success_rate:.1%} "
+             f"({sb.passed}/{sb.runs}), {points:+.1f} points",
+             f"tasks: {len(comparison.better)} better, {len(comparison.worse)} worse",
+             f"tokens: A {sa.prompt_tokens + sa.completion_tokens:,} -> B {sb.prompt_tokens + sb.completion_tokens:,}"
+             f"; cost: A {_cost(sa.cost_usd)} -> B {_cost(sb.cost_usd)}"]
+    for k in sorted(set(comparison.a.pass_at) & set(comparison.b.pass_at)):
+        lines.append(f"pass@{k}: A {comparison.a.pass_at[k]:.3f} -> B {comparison.b.pass_at[k]:.3f}")
+    console.print("\n".join(lines), markup=False, highlight=False)

@@ -1,0 +1,135 @@
+"""Run a suite: every task (``repeat`` times, each with its own seeded variant) on fresh simulated phones.
+
+``plan`` lists the runs; ``Campaign.run`` runs them, ``parallel`` at a time (each on its own
+in-process phone), and hands each finished run's record to ``on_record`` as soon as it is judged,
+so the caller can write it before the next one ends. ``Campaign.stop`` (Ctrl-C, SIGTERM) interrupts
+the runs in flight, which record their step and end in FAIL as a single run does, and starts no
+more: the records of every run that ended are kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from ufo_mobile.device.base import DeviceDriver
+from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.eval.runner import give_up_model, oracle_model, run_task
+from ufo_mobile.eval.spec import SuiteTask, TaskInstance
+from ufo_mobile.llm.base import ChatModel
+from ufo_mobile.session import Session
+from ufo_mobile.settings import Settings
+from ufo_mobile.sim.phone import SimPhone
+
+#: The built-in models ``eval --model`` knows besides a real one: the tasks' own oracle scripts,
+#: and a model that gives up at once (every feasible task must fail its check with it).
+BuiltinModel = Literal["oracle", "give-up"]
+BUILTIN_MODELS: tuple[BuiltinModel, ...] = ("oracle", "give-up")
+
+
+@dataclass(frozen=True)
+class EvalRun:
+    """One planned run: a task's variant for ``seed``, the ``repeat``-th run of the task (from 0)."""
+
+    task: SuiteTask
+    seed: int
+    repeat: int
+
+
+def plan(tasks: Sequence[SuiteTask], *, repeat: int = 1, seed: int = 0) -> list[EvalRun]:
+    """Each task ``repeat`` times, the ``r``-th run with the variant of seed ``seed + r``, task by task."""
+    return [EvalRun(task, seed + r, r) for task in tasks for r in range(repeat)]
+
+
+class Campaign:
+    """The runs of one evaluation, and the sessions in flight (to interrupt them)."""
+
+    def __init__(self, runs: Sequence[EvalRun], *, settings: Settings, log_dir: Path,
+                 builtin: BuiltinModel | None = None, parallel: int = 1,
+                 on_record: Callable[[dict[str, Any]], None] | None = None,
+                 driver: Callable[[SimPhone], DeviceDriver] = SimDriver) -> None:
+        if parallel < 1:
+            raise ValueError("parallel must be at least 1")
+        self.runs = list(runs)
+        self.settings = settings
+        self.log_dir = log_dir
+        self.builtin = builtin
+        self.parallel = parallel
+        self.on_record = on_record
+        self.driver = driver
+        self.live: set[Session] = set()
+        self.stopped: str | None = None  # why the campaign was stopped, if it was
+        self.stop_signal: int | None = None
+
+    @property
+    def model_label(self) -> str:
+        if self.builtin is not None:
+            return self.builtin
+        model = self.settings.model
+        return f"{model.kind}:{model.name}" if model.kind != "scripted" else f"scripted:{model.script}"
+
+    def model_for(self, instance: TaskInstance) -> ChatModel | None:
+        """The run's model: a built-in one, or ``None`` for the session to build from the settings."""
+        if self.builtin == "oracle":
+            return oracle_model(instance, self.settings.mode)
+        if self.builtin == "give-up":
+            return give_up_model(self.settings.mode)
+        return None
+
+    def _settings_for(self, instance: TaskInstance) -> Settings:
+        """The oracle's runs name its script in their settings (``run.json``), as a scripted run does."""
+        script = instance.task.oracle_path
+        if self.builtin != "oracle" or script is None:
+            return self.settings
+        return self.settings.model_copy(update={"model": self.settings.model.model_copy(update={"script": script})})
+
+    def stop(self, reason: str = "interrupted", signal: int | None = None) -> None:
+        """Interrupt the runs in flight (each records its step and ends in FAIL) and start no more."""
+        if self.stopped is None:
+            self.stopped, self.stop_signal = reason, signal
+        for session in list(self.live):
+            if session.context is not None:
+                session.context.interrupt(reason, signal)
+
+    def abandon(self) -> None:
+        """Stop waiting for the runs in flight (a second Ctrl-C): each still records why it ended."""
+        for session in list(self.live):
+            if session.context is not None:
+                session.context.abandon()
+
+    async def run(self) -> list[dict[str, Any]]:
+        """Run every planned run (until stopped); the records of those that ran, in plan order."""
+        gate = asyncio.Semaphore(self.parallel)
+        records: dict[int, dict[str, Any]] = {}
+
+        async def one(index: int, planned: EvalRun) -> None:
+            async with gate:
+                if self.stopped is not None:
+                    return
+                records[index] = record = await self._run_one(planned)
+                if self.on_record is not None:
+                    self.on_record(record)
+
+        await asyncio.gather(*(one(i, r) for i, r in enumerate(self.runs)))
+        return [records[i] for i in sorted(records)]
+
+    async def _run_one(self, planned: EvalRun) -> dict[str, Any]:
+        instance = planned.task.instantiate(planned.seed)
+
+        mine: list[Session] = []
+
+        def started(session: Session) -> None:
+            mine.append(session)
+            self.live.add(session)
+            if self.stopped is not None and session.context is not None:  # stopped while it was starting
+                session.context.interrupt(self.stopped, self.stop_signal)
+
+        try:
+            outcome = await run_task(instance, log_dir=self.log_dir, model=self.model_for(instance),
+                                     settings=self._settings_for(instance), driver=self.driver, on_start=started)
+        finally:
+            self.live.difference_update(mine)
+        return {**outcome.to_json(), "repeat": planned.repeat, "model": self.model_label, "mode": self.settings.mode}
