@@ -159,7 +159,8 @@ async def test_a_stopped_campaign_interrupts_its_runs_and_keeps_their_records(tm
     campaign.stop("interrupted", signal.SIGINT)
     records = await asyncio.wait_for(running, 60)
     assert campaign.stopped == "interrupted" and campaign.stop_signal == signal.SIGINT
-    assert 1 <= len(records) <= 2 and records == seen
+    assert 1 <= len(records) <= 2
+    assert sorted(r["task_id"] for r in records) == sorted(r["task_id"] for r in seen)  # seen: in the order they ended
     for r in records:
         assert (r["status"], r["reason"], r["passed"]) == ("FAIL", "interrupted", False)
         assert json.loads((Path(r["run_dir"]) / "run.json").read_text())["status"] == "FAIL"
