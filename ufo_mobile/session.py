@@ -379,33 +379,112 @@ class Session:
         stops waiting, the third gets the default action (the process dies at once)."""
         if not self.handle_signals:
             return lambda: None
-        loop = asyncio.get_running_loop()
-        received = 0
 
-        def on_signal(signum: int) -> None:
-            nonlocal received
-            received += 1
-            if received == 1:
-                ctx.interrupt(STOP_SIGNALS[signum], signum)
-                ctx.logger.warning("signal", signal=signal.Signals(signum).name, reason=ctx.stop_reason)
-            elif received == 2:
-                ctx.logger.warning("signal_again", signal=signal.Signals(signum).name)
-                ctx.abandon()
-            else:  # the default action: the process dies now; the next run marks this one cut off
-                restore()
-                signal.signal(signum, signal.SIG_DFL)
-                signal.raise_signal(signum)
+        def stop(reason: str, signum: int) -> None:
+            ctx.interrupt(reason, signum)
+            ctx.logger.warning("signal", signal=signal.Signals(signum).name, reason=ctx.stop_reason)
 
-        def restore() -> None:
-            for signum in handled:
-                loop.remove_signal_handler(signum)
+        def abandon(signum: int) -> None:
+            ctx.logger.warning("signal_again", signal=signal.Signals(signum).name)
+            ctx.abandon()
 
-        # A signal the parent set to be ignored stays ignored: `nohup` (SIGHUP), or a job started in the
-        # background by a non-interactive shell (SIGINT), must not be stopped by that signal.
-        handled = [signum for signum in STOP_SIGNALS if signal.getsignal(signum) != signal.SIG_IGN]
+        return install_stop_signals(stop, abandon)
+
+
+def install_stop_signals(stop: Callable[[str, int], None], abandon: Callable[[int], None]) -> Callable[[], None]:
+    """SIGINT, SIGTERM and SIGHUP on the running loop, as every command that runs tasks takes them:
+    the first calls ``stop(reason, signum)`` (``STOP_SIGNALS``' reason: end the runs after recording
+    their step), the second ``abandon(signum)`` (stop waiting for them), the third gets the default
+    action (the process dies at once; the next run marks the run cut off). A signal the parent set
+    to be ignored stays ignored: ``nohup`` (SIGHUP), or a job started in the background by a
+    non-interactive shell (SIGINT), must not be stopped by it. Returns the function that removes
+    the handlers."""
+    loop = asyncio.get_running_loop()
+    received = 0
+
+    def on_signal(signum: int) -> None:
+        nonlocal received
+        received += 1
+        if received == 1:
+            stop(STOP_SIGNALS[signum], signum)
+        elif received == 2:
+            abandon(signum)
+        else:
+            restore()
+            signal.signal(signum, signal.SIG_DFL)
+            signal.raise_signal(signum)
+
+    def restore() -> None:
         for signum in handled:
-            loop.add_signal_handler(signum, on_signal, signum)
-        return restore
+            loop.remove_signal_handler(signum)
+
+    handled = [signum for signum in STOP_SIGNALS if signal.getsignal(signum) != signal.SIG_IGN]
+    for signum in handled:
+        loop.add_signal_handler(signum, on_signal, signum)
+    return restore
+
+
+class RunControl:
+    """Stops one session from outside (a signal to a command running many): ``interrupt`` as the
+    first Ctrl-C does to ``run``, ``abandon`` as the second. Safe to call before the session has
+    started; pass ``started`` as the session's ``on_start``."""
+
+    def __init__(self) -> None:
+        self.session: Session | None = None
+        self.stop: tuple[str, int | None] | None = None
+        self.abandoned = False
+
+    def started(self, session: Session) -> None:
+        self.session = session
+        if self.stop is not None:
+            self.interrupt(*self.stop)
+        if self.abandoned:
+            self.abandon()
+
+    def interrupt(self, reason: str, signum: int | None = None) -> None:
+        self.stop = self.stop or (reason, signum)
+        ctx = self.session.context if self.session is not None else None
+        if ctx is not None:
+            ctx.interrupt(*self.stop)
+
+    def abandon(self) -> None:
+        self.abandoned = True
+        ctx = self.session.context if self.session is not None else None
+        if ctx is not None:
+            ctx.abandon()
+
+
+class RunGroup:
+    """The runs in flight of a command that runs many (``eval``, ``batch``), stopped together: a run
+    that starts after a stop is stopped as it starts."""
+
+    def __init__(self) -> None:
+        self.live: set[RunControl] = set()
+        self.stop: tuple[str, int | None] | None = None
+        self.abandoned = False
+
+    def join(self) -> RunControl:
+        """A control for a run about to start (``leave`` it when the run has ended)."""
+        control = RunControl()
+        if self.stop is not None:
+            control.interrupt(*self.stop)
+        if self.abandoned:
+            control.abandon()
+        self.live.add(control)
+        return control
+
+    def leave(self, control: RunControl) -> None:
+        self.live.discard(control)
+
+    def interrupt(self, reason: str, signum: int | None = None) -> None:
+        self.stop = self.stop or (reason, signum)
+        for control in list(self.live):
+            control.interrupt(*self.stop)
+
+    def abandon(self) -> None:
+        self.abandoned = True
+        for control in list(self.live):
+            control.abandon()
 
 
 async def _close(device: DeviceDriver, limit: float) -> None:

@@ -45,6 +45,17 @@ def port_number(text: str) -> int:
     return port
 
 
+def fraction(text: str) -> float:
+    """A share or threshold: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, not {value:g}")
+    return value
+
+
 def run_id(text: str) -> str:
     if not _RUN_ID.fullmatch(text):
         raise argparse.ArgumentTypeError(
@@ -114,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     from ufo_mobile.cli.replay_cmd import add_replay_parser  # the command lives in its own module
 
     add_replay_parser(sub)
+    from ufo_mobile.cli.batch_cmd import add_batch_parser
+
+    add_batch_parser(sub)
     from ufo_mobile.cli.eval_cmd import add_eval_parser
 
     add_eval_parser(sub)
@@ -319,6 +333,12 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     return run_replay(args, out)
 
 
+def cmd_batch(args: argparse.Namespace, out: TextIO) -> int:
+    from ufo_mobile.cli.batch_cmd import run_batch
+
+    return run_batch(args, out)
+
+
 def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     from ufo_mobile.cli.eval_cmd import run_eval
 
@@ -326,7 +346,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
 
 
 COMMANDS = {"run": cmd_run, "report": cmd_report, "ui": cmd_ui, "devices": cmd_devices, "sim": cmd_sim,
-            "replay": cmd_replay, "eval": cmd_eval}
+            "replay": cmd_replay, "eval": cmd_eval, "batch": cmd_batch}
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

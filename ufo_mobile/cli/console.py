@@ -27,6 +27,15 @@ def fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def is_terminal(out: TextIO) -> bool:
+    """Whether ``out`` (or the stream a ``PipeSafeStream`` wraps) is a terminal."""
+    stream = getattr(out, "inner", out)
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 class PipeSafeStream:
     """A text stream whose reader may go away (``| head``): from then on, output is dropped.
 

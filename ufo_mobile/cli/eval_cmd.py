@@ -23,8 +23,8 @@ from rich.console import Console as RichConsole
 from rich.table import Table
 from rich.text import Text
 
-from ufo_mobile.cli import EXIT_FAIL, EXIT_OK, _model_overrides, positive
-from ufo_mobile.cli.console import fit
+from ufo_mobile.cli import EXIT_FAIL, EXIT_OK, _model_overrides, fraction, positive
+from ufo_mobile.cli.console import fit, is_terminal
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.eval import SuiteTask, load_suite, load_task, oracle_model
 from ufo_mobile.eval.campaign import BUILTIN_MODELS, BuiltinModel, Campaign, plan
@@ -39,18 +39,8 @@ from ufo_mobile.eval.results import (
     write_summary,
 )
 from ufo_mobile.safe_text import printable
-from ufo_mobile.session import STOP_SIGNALS
+from ufo_mobile.session import install_stop_signals
 from ufo_mobile.settings import Settings, load_base_settings
-
-
-def fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, not {value:g}")
-    return value
 
 
 def add_eval_parser(sub: Any) -> None:
@@ -152,25 +142,11 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
 
 async def _run(campaign: Campaign) -> list[dict[str, Any]]:
     """The campaign, with SIGINT/SIGTERM/SIGHUP stopping it (a second one abandons the runs' steps)."""
-    loop = asyncio.get_running_loop()
-    received = 0
-
-    def on_signal(signum: int) -> None:
-        nonlocal received
-        received += 1
-        if received == 1:
-            campaign.stop(STOP_SIGNALS[signum], signum)
-        else:
-            campaign.abandon()
-
-    handled = [s for s in STOP_SIGNALS if signal.getsignal(s) != signal.SIG_IGN]
-    for signum in handled:
-        loop.add_signal_handler(signum, on_signal, signum)
+    restore = install_stop_signals(campaign.stop, lambda signum: campaign.abandon())
     try:
         return await campaign.run()
     finally:
-        for signum in handled:
-            loop.remove_signal_handler(signum)
+        restore()
 
 
 def load_tasks(paths: Sequence[Path]) -> list[SuiteTask]:
@@ -231,7 +207,7 @@ def eval_dir(log_dir: Path, suite: Path) -> Path:
 
 def _console(out: TextIO) -> RichConsole:
     """A rich console on ``out``: colours only on a terminal; 120 columns when not one."""
-    tty = hasattr(out, "isatty") and out.isatty()
+    tty = is_terminal(out)
     return RichConsole(file=out, width=None if tty else 120, highlight=False, soft_wrap=False)
 
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from ufo_mobile.cli import EXIT_FAIL, _err, _exit_code
+from ufo_mobile.cli import EXIT_FAIL, _err, _exit_code, fraction
 from ufo_mobile.cli.console import Console
 from ufo_mobile.cli.operator import TerminalOperator
 from ufo_mobile.errors import ConfigError, RunWriteError
@@ -23,17 +23,6 @@ from ufo_mobile.replay import NoModel, ReplayPlan, load_trajectory
 from ufo_mobile.session import Session
 from ufo_mobile.settings import settings_of_run
 from ufo_mobile.trace import runs
-
-
-def fraction(text: str) -> float:
-    """A similarity threshold: a number from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, not {value:g}")
-    return value
 
 
 def add_replay_parser(sub: Any) -> None:

@@ -20,7 +20,7 @@ from ufo_mobile.device.sim import SimDriver
 from ufo_mobile.eval.runner import give_up_model, oracle_model, run_task
 from ufo_mobile.eval.spec import SuiteTask, TaskInstance
 from ufo_mobile.llm.base import ChatModel
-from ufo_mobile.session import Session
+from ufo_mobile.session import RunGroup
 from ufo_mobile.settings import Settings
 from ufo_mobile.sim.phone import SimPhone
 
@@ -60,7 +60,7 @@ class Campaign:
         self.parallel = parallel
         self.on_record = on_record
         self.driver = driver
-        self.live: set[Session] = set()
+        self.runs_in_flight = RunGroup()
         self.stopped: str | None = None  # why the campaign was stopped, if it was
         self.stop_signal: int | None = None
 
@@ -90,15 +90,11 @@ class Campaign:
         """Interrupt the runs in flight (each records its step and ends in FAIL) and start no more."""
         if self.stopped is None:
             self.stopped, self.stop_signal = reason, signal
-        for session in list(self.live):
-            if session.context is not None:
-                session.context.interrupt(reason, signal)
+        self.runs_in_flight.interrupt(reason, signal)
 
     def abandon(self) -> None:
         """Stop waiting for the runs in flight (a second Ctrl-C): each still records why it ended."""
-        for session in list(self.live):
-            if session.context is not None:
-                session.context.abandon()
+        self.runs_in_flight.abandon()
 
     async def run(self) -> list[dict[str, Any]]:
         """Run every planned run (until stopped); the records of those that ran, in plan order."""
@@ -118,18 +114,11 @@ class Campaign:
 
     async def _run_one(self, planned: EvalRun) -> dict[str, Any]:
         instance = planned.task.instantiate(planned.seed)
-
-        mine: list[Session] = []
-
-        def started(session: Session) -> None:
-            mine.append(session)
-            self.live.add(session)
-            if self.stopped is not None and session.context is not None:  # stopped while it was starting
-                session.context.interrupt(self.stopped, self.stop_signal)
-
+        control = self.runs_in_flight.join()
         try:
             outcome = await run_task(instance, log_dir=self.log_dir, model=self.model_for(instance),
-                                     settings=self._settings_for(instance), driver=self.driver, on_start=started)
+                                     settings=self._settings_for(instance), driver=self.driver,
+                                     on_start=control.started)
         finally:
-            self.live.difference_update(mine)
+            self.runs_in_flight.leave(control)
         return {**outcome.to_json(), "repeat": planned.repeat, "model": self.model_label, "mode": self.settings.mode}

@@ -1,0 +1,38 @@
+"""The local engine: every run a ``Session`` in this process, all on one asyncio loop."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ufo_mobile.fleet.devices import Phone, probe
+from ufo_mobile.fleet.jobs import Job, Outcome
+from ufo_mobile.fleet.runner import run_job
+from ufo_mobile.fleet.scheduler import EventSink
+from ufo_mobile.session import RunGroup
+
+
+class LocalEngine:
+    """Runs jobs in-process; run directories go straight into ``log_dir``."""
+
+    name = "local"
+
+    def __init__(self, log_dir: Path, *, probe_timeout: float = 10.0) -> None:
+        self.log_dir = log_dir
+        self.probe_timeout = probe_timeout
+        self._runs = RunGroup()
+
+    async def run(self, job: Job, phone: Phone, on_event: EventSink) -> Outcome:
+        control = self._runs.join()
+        try:
+            return await run_job(job, phone, self.log_dir, on_event=on_event, control=control)
+        finally:
+            self._runs.leave(control)
+
+    async def probe(self, phone: Phone) -> bool:
+        return await probe(phone, self.probe_timeout)
+
+    def interrupt(self, reason: str, signum: int | None) -> None:
+        self._runs.interrupt(reason, signum)
+
+    def abandon(self) -> None:
+        self._runs.abandon()
