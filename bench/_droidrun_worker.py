@@ -1,10 +1,11 @@
 """DroidRun's side of ``bench/perception.py``; runs inside the throwaway DroidRun venv, never in ours.
 
 Reads a job from stdin, ``{"repeat": N, "dumps": [{"path", "width", "height"}, ...]}``, and prints
-one JSON line per dump: ``{"dump", "text", "ms", "xml_ms", "elements", "kept_orders"}`` or
-``{"dump", "error"}``. ``ms`` is the median of ``N`` runs of DroidRun's ``DetailedFilter`` plus
-``IndexedFormatter`` on the dict tree (dict -> text); ``xml_ms`` the median of its own XML -> dict
-conversion (``ElementTree`` plus ``_uiautomator_node_to_dict``). ``kept_orders`` are the document
+one JSON line per dump: ``{"dump", "text", "ms", "xml_ms", "xml_to_text_ms", "elements",
+"kept_orders"}`` or ``{"dump", "error"}``. ``ms`` is the median of ``N`` runs of DroidRun's
+``DetailedFilter`` plus ``IndexedFormatter`` on the dict tree (dict -> text); ``xml_ms`` the median
+of its own XML -> dict conversion (``ElementTree`` plus ``_uiautomator_node_to_dict``);
+``xml_to_text_ms`` the median of both as one call (XML -> text, timed as ours is). ``kept_orders`` are the document
 positions (pre-order over ``<node>`` elements, as in ``ufo_mobile.ui.parse_hierarchy``) of the nodes
 that reach DroidRun's text. ``--check`` prints the installed versions and exits.
 
@@ -84,6 +85,18 @@ class DroidRun:
         return {"className": "", "boundsInScreen": {"left": 0, "top": 0, "right": width, "bottom": height},
                 "children": children}
 
+    def xml_to_text(self, raw: str, size: tuple[int, int]) -> str:
+        """The whole of DroidRun's path from a uiautomator dump to the model's text, as one call:
+        ``convert``, the tree its filter takes (as ``to_dict`` makes it, without the bench's order
+        tags), ``to_text``."""
+        _, children = self.convert(raw)
+        if len(children) == 1:
+            tree = children[0]
+        else:
+            tree = {"className": "", "boundsInScreen": {"left": 0, "top": 0, "right": size[0], "bottom": size[1]},
+                    "children": children}
+        return self.to_text(tree, size)[0]
+
     def to_text(self, tree: Tree, size: tuple[int, int]) -> tuple[str, list[Tree], Tree | None]:
         """Filter plus format: the LLM-facing text, the indexed elements and the filtered tree."""
         context = {"screen_bounds": {"width": size[0], "height": size[1]}}
@@ -139,6 +152,7 @@ def measure(droidrun: DroidRun, job: dict[str, Any], repeat: int) -> dict[str, A
         "kept_orders": kept,
         "ms": _median_ms(lambda: droidrun.to_text(tree, size), repeat),
         "xml_ms": _median_ms(lambda: droidrun.convert(raw), repeat),
+        "xml_to_text_ms": _median_ms(lambda: droidrun.xml_to_text(raw, size), repeat),
     }
 
 

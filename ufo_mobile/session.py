@@ -28,9 +28,10 @@ import os
 import shutil
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,7 @@ from ufo_mobile.tools.build import check_tool_settings
 from ufo_mobile.tools.credentials import CredentialManager
 from ufo_mobile.trace import runs
 from ufo_mobile.trace.logging import make_run_logger
-from ufo_mobile.trace.writer import Redactor, RunWriter, new_run_id
+from ufo_mobile.trace.writer import Redactor, RunWriter, Thumbnail, new_run_id
 
 #: The signals a run turns into FAIL with a reason, and that reason.
 STOP_SIGNALS: dict[int, str] = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated",
@@ -269,16 +270,17 @@ class Session:
             await self._close_model(model)
             writer.close()
             if s.logs.report and writer.failure is None:
-                await self._write_report(writer.run_dir)
+                await self._write_report(writer.run_dir, writer.thumbnails)
 
     @staticmethod
-    async def _write_report(run_dir: Path) -> None:
+    async def _write_report(run_dir: Path, thumbnails: Mapping[str, Thumbnail]) -> None:
         """``report.html`` for every run that ends (finished, failed, interrupted, crashed). It is
-        a view of the run directory: when it cannot be made, the run's outcome stands."""
+        a view of the run directory (helped by the thumbnails the run kept of its screenshots):
+        when it cannot be made, the run's outcome stands."""
         from ufo_mobile.report import write_report
 
         try:
-            await asyncio.to_thread(write_report, run_dir)
+            await asyncio.to_thread(partial(write_report, run_dir, thumbnails=thumbnails))
         except Exception as exc:  # noqa: BLE001 - nothing about the report may change the run
             structlog.get_logger("ufo_mobile.report").warning("report_not_written", run_dir=str(run_dir),
                                                               error=repr(exc))

@@ -20,7 +20,7 @@ import adbutils
 import structlog
 
 from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.device.blocking import call_blocking
+from ufo_mobile.device.blocking import DaemonWorkers, call_blocking
 from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -31,6 +31,19 @@ POLL_MAX_DELAY = 2.0
 INJECT_DENIED = "INJECT_EVENTS permission"
 XIAOMI_HINT = ("the phone refuses injected taps and keys: on Xiaomi (MIUI/HyperOS) turn on "
                "'USB debugging (Security settings)' in Developer options too")
+
+
+class AdbServerClient(adbutils.AdbClient):  # type: ignore[misc]
+    """adbutils' client, asking the adb server for its version once. adbutils asks before every
+    command it sends to a device named by serial (``host:tport:serial`` needs a server of version 41
+    or newer), which cost every shell command a second connection to the server."""
+
+    _version: int | None = None
+
+    def server_version(self) -> int:
+        if self._version is None:
+            self._version = int(super().server_version())
+        return self._version
 
 
 class AdbBase(DeviceDriver):
@@ -50,6 +63,7 @@ class AdbBase(DeviceDriver):
         self._device: adbutils.AdbDevice | None = None
         self._shell_v2 = False
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.device")
+        self._workers = DaemonWorkers("ufo-adb")  # threads kept for the next call (blocking.py)
         self._forget_connection()
 
     def _forget_connection(self) -> None:
@@ -62,6 +76,8 @@ class AdbBase(DeviceDriver):
     # --- connection ------------------------------------------------------------------------
 
     async def connect(self) -> None:
+        if self._workers.closed:  # connected again after ``close``
+            self._workers = DaemonWorkers("ufo-adb")
         device = await call_blocking(self._resolve, limit=self._timeout * 2, serial=self.serial, what="connect")
         self._device = device
         self._forget_connection()
@@ -107,6 +123,7 @@ class AdbBase(DeviceDriver):
 
     async def close(self) -> None:
         self._device = None
+        self._workers.close()
 
     @property
     def device(self) -> adbutils.AdbDevice:
@@ -124,7 +141,7 @@ class AdbBase(DeviceDriver):
     async def _call(self, fn: Any, *args: Any, what: str, limit: float | None = None, **kwargs: Any) -> Any:
         """Call a blocking library function; ``kwargs`` go to ``fn``, ``limit`` bounds the wait."""
         return await call_blocking(partial(fn, *args, **kwargs), limit=limit or self._timeout,
-                                   serial=self.serial, what=what)
+                                   serial=self.serial, what=what, workers=self._workers)
 
     async def _shell(self, command: str, *, what: str, check: bool = True, seconds: float | None = None) -> str:
         """Run ``command`` in the device shell; raise ``DeviceCommandError`` on a non-zero exit."""

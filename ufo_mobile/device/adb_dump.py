@@ -96,23 +96,25 @@ class AdbDumpMixin(AdbBase):
         return await self._dump_once()
 
     async def _dump_once(self) -> str:
-        """One ``uiautomator dump`` to a fresh path, read back and deleted: a stale dump can never be read."""
+        """One ``uiautomator dump`` to a fresh path, read back and deleted in the same shell command
+        (one round trip): a stale dump can never be read. The dump's own line (``UI hierchary dumped
+        to: PATH``) comes before the file's text; without it the dump was refused, and the output
+        says why."""
         path = f"/data/local/tmp/ufo-dump-{uuid.uuid4().hex}.xml"
-        out = await self._shell(f"uiautomator dump {path}", what="uiautomator dump", check=False)
-        if path not in out:
+        out = await self._shell(f"uiautomator dump {path} && cat {path} 2>/dev/null; rm -f {path}",
+                                what="uiautomator dump", check=False)
+        marker = f"UI hierchary dumped to: {path}"
+        at = out.find(marker)
+        if at < 0:
             kind = dump_failure_kind(out)
             message = f"uiautomator dump: {out.strip()[:200] or 'no output'}"
             if kind is None:
                 raise DeviceCommandError(message, serial=self.serial)
             raise DumpUnavailableError(message, serial=self.serial, kind=kind)
-        try:
-            data = await self._call(self.device.sync.read_bytes, path, what="read dump")
-        finally:
-            await self._shell(f"rm -f {path}", what="rm dump", check=False)
-        xml = bytes(data).decode("utf-8", errors="replace")
+        xml = out[at + len(marker):]
         if not xml.strip():
             raise DumpUnavailableError("uiautomator dump wrote an empty file", serial=self.serial, kind="other")
-        return xml
+        return xml.lstrip("\r\n")
 
     async def stop_u2_server(self) -> None:
         """Stop a uiautomator2 server, ours or left over (both generations), so that the

@@ -14,10 +14,10 @@ if TYPE_CHECKING:
 
 
 def adb_client(settings: DeviceSettings) -> Any:
-    import adbutils
+    from ufo_mobile.device.adb_base import AdbServerClient
 
-    return adbutils.AdbClient(host=settings.adb_host, port=settings.adb_port,
-                              socket_timeout=settings.command_timeout_seconds)
+    return AdbServerClient(host=settings.adb_host, port=settings.adb_port,
+                           socket_timeout=settings.command_timeout_seconds)
 
 
 def build_sim_phone(settings: SimSettings) -> SimPhone:

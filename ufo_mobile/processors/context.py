@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ufo_mobile.llm.reply import ActionCall, AgentReply
     from ufo_mobile.memory.records import StepRecord
     from ufo_mobile.tools.context import ActionResult
+    from ufo_mobile.ui.screen_images import ScreenImages
     from ufo_mobile.ui.state import UIState
 
 
@@ -38,6 +39,8 @@ class Observation:
     fallback: str | None = None  # "fallback_dump" or "screenshot_only" when the dumps kept being refused
     current_app_source: str = "device"  # "dump": the phone would not say, the dump's package was used
     screenshot_blocked: bool = False  # the screenshot was black (a secure screen): not sent to the model
+    # the pictures of this screenshot (decoded once, marked once): the model's and the run directory's
+    images: ScreenImages | None = field(default=None, repr=False)
 
 
 @dataclass

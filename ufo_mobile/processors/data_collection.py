@@ -10,10 +10,11 @@ passed; the wait is recorded.
 Parsed controls are cached for ``control_cache_ttl_seconds``; every action drops the cache.
 Known secrets are redacted from the dump before it is parsed (in their XML-escaped form too), so a
 key typed into a visible field reaches neither the prompt nor the run directory.
-The image for the model is downscaled first, to ``image_longest_side`` and to at most
-``image_max_tiles`` of OpenAI's 512 px tiles (3 tiles: a 1080x2400 screen is sent as 512x1139, 595
-image tokens), and annotated at that size (cheap); the full-size annotated screenshot for the run
-directory is drawn later, off the critical path, by the recorder.
+The screenshot is decoded once and its set-of-mark drawn once, at full size (``ScreenImages``):
+the model gets that drawing shrunk to ``image_longest_side`` and to at most ``image_max_tiles`` of
+OpenAI's 512 px tiles (3 tiles: a 1080x2400 screen is sent as 512x1139, 595 image tokens), and the
+recorder writes the full-size one as ``annotated.png`` in the background. A screen observed again
+with the same screenshot and the same cached controls reuses the last pictures as they are.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, Devic
 from ufo_mobile.llm.image_tokens import fit_to_tiles
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.settings import PerceptionSettings
-from ufo_mobile.ui.annotate import annotate, shrink_to
 from ufo_mobile.ui.cache import ControlCache
 from ufo_mobile.ui.provider import AndroidStateProvider, DumpFailure, StateProvider
-from ufo_mobile.ui.screenshot import is_blank, png_size
+from ufo_mobile.ui.screen_images import ScreenImages
+from ufo_mobile.ui.screenshot import png_size
 from ufo_mobile.ui.state import UIState
 
 
@@ -59,6 +60,7 @@ class DataCollection:
         self._reads = 0
         self._refusals: list[str] = []  # of the step being observed
         self._fallback: str | None = None
+        self._last: tuple[UIState, ScreenImages] | None = None  # the last screen's pictures
 
     async def _apps_once(self) -> list[AppInfo]:
         if self._apps is None:
@@ -66,30 +68,43 @@ class DataCollection:
         return self._apps
 
     async def _read(self, ctx: StepContext, size: tuple[int, int],
-                    dump: str | DumpFailure | None = None) -> tuple[UIState, int]:
-        """One observation through the provider (``dump``, or a fresh one); the dumps it took. Refused
-        dumps and fallbacks are kept for the step's record."""
+                    dump: str | DumpFailure | None = None) -> tuple[UIState, int, str | None]:
+        """One observation through the provider (``dump``, or a fresh one); the dumps it took and the
+        dump it was made from. Refused dumps and fallbacks are kept for the step's record."""
         self._reads += 1
         read = await self.provider.read(observation_id=f"obs-{ctx.step:04d}-{self._reads}", screen_size=size,
                                         dump=dump)
         self._refusals.extend(read.refusals)
         self._fallback = read.fallback
-        return read.ui, read.attempts
+        return read.ui, read.attempts, read.dump
 
-    async def _capture(self, ctx: StepContext) -> tuple[bytes, UIState, int]:
+    async def _capture(self, ctx: StepContext) -> tuple[bytes, UIState, int, str | None]:
         png, xml = await asyncio.gather(self.device.screenshot(), self.provider.fetch())
-        ui, attempts = await self._read(ctx, png_size(png), xml)
-        return png, ui, attempts
+        ui, attempts, dump = await self._read(ctx, png_size(png), xml)
+        return png, ui, attempts, dump
+
+    async def _check(self, ctx: StepContext, size: tuple[int, int], ui: UIState,
+                     dump: str | None) -> tuple[UIState, int]:
+        """A second dump of the screen, read: the screen it shows and the dumps it took. A dump equal
+        to the one ``ui`` was made from shows the same screen, so it is not parsed again (when ``ui``
+        depended on the dump alone)."""
+        fetched = await self.provider.fetch()
+        if (dump is not None and fetched == dump and isinstance(self.provider, AndroidStateProvider)
+                and self.provider.made_from_dump_alone(ui)):
+            self._reads += 1  # numbered as if read: observation ids stay as they were
+            return ui, 1
+        check, more, _ = await self._read(ctx, size, fetched)
+        return check, more
 
     async def _settle(self, ctx: StepContext) -> tuple[bytes, UIState, int, dict[str, Any]]:
         """Observe until two consecutive dumps agree or the settle timeout passes."""
-        png, ui, attempts = await self._capture(ctx)
+        png, ui, attempts, dump = await self._capture(ctx)
         timeout = self.settings.settle_timeout_seconds
         if timeout <= 0 or not _after_action(ctx):
             return png, ui, attempts, {"checked": False}
         start, dumps, stable = self._clock(), 1, False
         while True:
-            check, more = await self._read(ctx, png_size(png))
+            check, more = await self._check(ctx, png_size(png), ui, dump)
             dumps, attempts = dumps + 1, attempts + more
             if check.formatted_text == ui.formatted_text:
                 stable = True
@@ -97,7 +112,7 @@ class DataCollection:
             if self._clock() - start >= timeout:
                 break
             await self._sleep(self.settings.settle_interval_seconds)
-            png, ui, more = await self._capture(ctx)
+            png, ui, more, dump = await self._capture(ctx)
             dumps, attempts = dumps + 1, attempts + more
         waited = round(self._clock() - start, 4)
         if not stable:
@@ -123,7 +138,8 @@ class DataCollection:
         ctx.cache = {"hit": int(cached is not None), "hits": self.cache.hits, "misses": self.cache.misses}
         obs = Observation(ui.observation_id, png, ui, current, apps, png_size(png),
                           cache_hit=cached is not None, dump_attempts=attempts, stability=stability,
-                          dump_refusals=list(self._refusals), fallback=self._fallback, current_app_source=source)
+                          dump_refusals=list(self._refusals), fallback=self._fallback, current_app_source=source,
+                          images=self._pictures(png, ui))
         await asyncio.to_thread(self._model_image, obs)
         if obs.screenshot_blocked:
             self._log.warning("screenshot_blocked", step=ctx.step, app=current.package)
@@ -150,21 +166,34 @@ class DataCollection:
             self._log.warning("current_app_unknown", error=str(exc))
             return None
 
+    def _pictures(self, png: bytes, ui: UIState) -> ScreenImages:
+        """The pictures of this screen: the last ones again when both the screenshot and the
+        controls are the same (a control-cache hit on a still screen), so that nothing is decoded,
+        drawn or encoded twice."""
+        if self._last is not None:
+            last_ui, last = self._last
+            if last_ui is ui and last.png == png:
+                return last
+        images = ScreenImages(png, ui.elements)
+        self._last = (ui, images)
+        return images
+
     def _model_image(self, obs: Observation) -> None:
-        """The screenshot for the model: within the longest side and the tile budget, annotated
-        at that size (and, if asked for, the same without the numbers)."""
+        """The screenshot for the model: the set-of-mark within the longest side and the tile
+        budget (and, if asked for, the same without the numbers)."""
         p = self.settings
-        if is_blank(obs.screenshot):  # FLAG_SECURE: the phone hands out black; say so, send nothing
+        images = obs.images
+        assert images is not None, "run() gives every observation its pictures"
+        if images.blank():  # FLAG_SECURE: the phone hands out black; say so, send nothing
             obs.screenshot_blocked = True
             return
-        width, height = png_size(obs.screenshot)
+        width, height = obs.screen_size
         budget = p.image_max_tiles if p.image_max_tiles > 0 else 10**6
-        small, scale = shrink_to(obs.screenshot, fit_to_tiles(width, height, budget, p.image_longest_side))
-        if p.send_clean_screenshot:
-            obs.model_image_clean = small
-        if p.annotate:
-            small = annotate(small, obs.ui_state.elements, screen_size=obs.screen_size)
-        obs.model_image, obs.model_image_scale = small, scale
+        size = fit_to_tiles(width, height, budget, p.image_longest_side)
+        model = images.model_image(size, marks=p.annotate, clean=p.send_clean_screenshot)
+        obs.model_image, obs.model_image_clean, obs.model_image_scale = model.png, model.clean, model.scale
+        if not p.annotate:  # nothing else will draw on it: the full-size pixels can go
+            images.release()
 
 
 def _after_action(ctx: StepContext) -> bool:

@@ -7,14 +7,15 @@ appended to ``steps.jsonl`` from the writer's reserve.
 
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Callable
 from typing import Any
 
 from ufo_mobile.errors import RunWriteError
-from ufo_mobile.processors.context import StepContext
+from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.status import MobileAgentStatus
 from ufo_mobile.trace.writer import RunWriter
-from ufo_mobile.ui.annotate import annotate
+from ufo_mobile.ui.screen_images import ScreenImages
+from ufo_mobile.ui.screenshot import png_size
 
 REASK_SEPARATOR = "\n\n----- re-ask -----\n\n"
 
@@ -50,9 +51,9 @@ class StepRecorder:
         if obs is not None:
             put("screenshot.png", obs.screenshot)
             if self.annotate and self.writer.failure is None:
-                # Drawn full size in the background: the next step does not wait for it.
-                self.writer.write_later(f"{folder}/annotated.png",
-                                        partial(annotate, obs.screenshot, list(obs.ui_state.elements)))
+                # Encoded full size in the background: the next step does not wait for it.
+                produce, thumbnail = _annotated(obs)
+                self.writer.write_later(f"{folder}/annotated.png", produce, thumbnail=thumbnail)
                 files["annotated"] = f"{folder}/annotated.png"
             put("controls.json", [obs.ui_state.get_element_info(c.index) for c in obs.ui_state.elements])
             put("screen.txt", obs.ui_state.formatted_text)
@@ -107,3 +108,27 @@ class StepRecorder:
             "model_calls": ctx.model_calls,
             "files": files,
         }
+
+
+def _annotated(obs: Observation) -> tuple[Callable[[], bytes], Callable[[], tuple[bytes, tuple[int, int]]]]:
+    """What makes the step's ``annotated.png`` (from the observation's own pictures: drawn once for
+    the model and the run directory alike) and the report's thumbnail of it; then the full-size
+    pixels are let go."""
+    images = obs.images if obs.images is not None else ScreenImages(obs.screenshot, obs.ui_state.elements)
+    made: list[bytes] = []
+
+    def produce() -> bytes:
+        try:
+            png = images.annotated_png()
+            try:
+                made.append(images.thumbnail_png())
+            except Exception:  # noqa: BLE001 - without it the report reads annotated.png itself
+                pass
+            return png
+        finally:
+            images.release()
+
+    def thumbnail() -> tuple[bytes, tuple[int, int]]:
+        return made[0], png_size(images.png)
+
+    return produce, thumbnail

@@ -16,7 +16,11 @@ from typing import Any
 
 from PIL import Image, ImageDraw, UnidentifiedImageError
 
-LONGEST_SIDE = 720
+from ufo_mobile.trace.writer import Thumbnail
+from ufo_mobile.ui.screen_images import THUMBNAIL_SIDE
+from ufo_mobile.ui.screenshot import shrink
+
+LONGEST_SIDE = THUMBNAIL_SIDE  # 720: the run keeps thumbnails of its annotated screenshots at this size
 JPEG_QUALITY = 80
 HIGHLIGHT = (255, 0, 200)  # magenta: no control kind is drawn in it
 HALO = (255, 255, 255)
@@ -72,19 +76,29 @@ def _numbers(value: Any, size: int) -> list[int] | None:
 
 
 def picture(path: Path, *, screen_size: tuple[int, int] | None = None, mark: Mark | None = None,
-            longest_side: int = LONGEST_SIDE) -> Picture | None:
+            longest_side: int = LONGEST_SIDE, thumbnail: Thumbnail | None = None) -> Picture | None:
     """``path`` shrunk to ``longest_side``, ``mark`` drawn on it, as a JPEG data URI; None when the
-    file is missing or not an image."""
-    try:
-        with Image.open(path) as opened:
-            image = opened.convert("RGB")
-    except (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError):
-        return None
-    original_width = image.width
-    factor = min(1.0, longest_side / max(image.width, image.height))
-    if factor < 1.0:
-        size = (max(1, round(image.width * factor)), max(1, round(image.height * factor)))
-        image = image.resize(size, Image.Resampling.LANCZOS)
+    file is missing or not an image. ``thumbnail``: the same shrunk picture, kept by the run that
+    wrote the file, used instead of decoding the file while the file is unchanged."""
+    found = _from_thumbnail(path, thumbnail, longest_side) if thumbnail is not None else None
+    if found is not None:
+        image, original_width = found
+    else:
+        unreadable = (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError)
+        try:
+            opened = Image.open(path)
+        except unreadable:
+            return None
+        try:
+            opened.load()  # reads the pixels and closes the file
+        except unreadable:
+            opened.close()
+            return None
+        image = opened if opened.mode == "RGB" else opened.convert("RGB")  # no copy of an RGB screenshot
+        original_width = image.width
+        size = _shrunk_size(image.size, longest_side)
+        if size != image.size:
+            image = shrink(image, size)
     # screen pixels -> picture pixels (the screenshot may itself be smaller than the screen)
     scale = image.width / screen_size[0] if screen_size and screen_size[0] > 0 else image.width / original_width
     box = draw_mark(image, mark, scale) if mark is not None else None
@@ -92,6 +106,25 @@ def picture(path: Path, *, screen_size: tuple[int, int] | None = None, mark: Mar
     image.save(out, format="JPEG", quality=JPEG_QUALITY, optimize=True)
     uri = "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode("ascii")
     return Picture(uri=uri, width=image.width, height=image.height, box=box)
+
+
+def _shrunk_size(size: tuple[int, int], longest_side: int) -> tuple[int, int]:
+    factor = min(1.0, longest_side / max(size))
+    return (max(1, round(size[0] * factor)), max(1, round(size[1] * factor))) if factor < 1.0 else size
+
+
+def _from_thumbnail(path: Path, thumbnail: Thumbnail, longest_side: int) -> tuple[Image.Image, int] | None:
+    """The thumbnail's picture and the original's width, when it stands for ``path`` at this size."""
+    if not thumbnail.matches(path):
+        return None
+    try:
+        with Image.open(io.BytesIO(thumbnail.png)) as opened:
+            image = opened.convert("RGB")
+    except (OSError, UnidentifiedImageError, ValueError):
+        return None
+    if image.size != _shrunk_size(thumbnail.source_size, longest_side):
+        return None
+    return image, thumbnail.source_size[0]
 
 
 def draw_mark(image: Image.Image, mark: Mark, scale: float) -> _Box | None:

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.trace import runs
+from ufo_mobile.trace.writer import Thumbnail
 
 TEXT_LIMIT = 100_000  # characters read from one text file (a prompt, a reply); the rest is counted
 _SCREEN_SIZE = re.compile(r"screen (\d+)x(\d+) px")
@@ -108,6 +110,17 @@ class RunView:
     transitions: list[Transition]
     events: list[dict[str, Any]]
     problems: list[str]
+    # small copies of the run's images that the run kept for its report (relative path -> thumbnail)
+    thumbnails: Mapping[str, Thumbnail] = field(default_factory=dict)
+
+    def thumbnail(self, path: Path | None) -> Thumbnail | None:
+        """The thumbnail kept for ``path`` (a file of this run), if any."""
+        if path is None or not self.thumbnails:
+            return None
+        try:
+            return self.thumbnails.get(path.relative_to(self.run_dir).as_posix())
+        except ValueError:
+            return None
 
     @property
     def status(self) -> str:

@@ -26,7 +26,8 @@ def render_body(run: RunView) -> str:
         parts.append('<div class="problems">' + "".join(f"<p>{m.text(p)}</p>" for p in run.problems) + "</div>")
     parts.append(_timeline(run))
     breaks = _breaks(run)
-    parts.append('<h2 id="steps">Steps</h2>' + "".join(breaks.get(s.number, "") + render_step(s) for s in run.steps))
+    parts.append('<h2 id="steps">Steps</h2>' + "".join(breaks.get(s.number, "") + render_step(s, run.thumbnail(s.image))
+                                                       for s in run.steps))
     if not run.steps:
         parts.append('<p class="muted">No step was recorded.</p>')
     parts.append(_ending(run))

@@ -9,12 +9,14 @@ from typing import Any
 from ufo_mobile.report import markup as m
 from ufo_mobile.report.images import Mark, mark_of, picture
 from ufo_mobile.report.load import StepView
+from ufo_mobile.trace.writer import Thumbnail
 
 _PHASES = {"data_collection": "observe", "llm_interaction": "model", "action_execution": "act",
            "memory_update": "record"}
 
 
-def render_step(step: StepView) -> str:
+def render_step(step: StepView, thumbnail: Thumbnail | None = None) -> str:
+    """One step's article; ``thumbnail``: the run's own small copy of the step's image, if it kept one."""
     status = str(step.get("status", "?"))
     head = (f'<h3><a href="#step-{step.number}">Step {step.number}</a> '
             f'<span class="agent">{m.text(step.get("agent", "?"), 80)}</span> '
@@ -27,14 +29,15 @@ def render_step(step: StepView) -> str:
     if step.missing:
         notes.append(f'<p class="warn">Files missing: {m.text(", ".join(step.missing))}</p>')
     mark = mark_of(step.action, step.controls)
-    body = f'<div class="cols">{_figure(step, mark)}<div class="info">{m.rows(_facts(step, mark))}</div></div>'
+    body = (f'<div class="cols">{_figure(step, mark, thumbnail)}<div class="info">{m.rows(_facts(step, mark))}'
+            '</div></div>')
     return (f'<article class="step" id="step-{step.number}" data-step="{step.number}" '
             f'data-status="{m.text(status, 40)}">{head}{"".join(notes)}{body}{_sections(step)}</article>')
 
 
-def _figure(step: StepView, mark: Mark | None) -> str:
+def _figure(step: StepView, mark: Mark | None, thumbnail: Thumbnail | None) -> str:
     path = step.image
-    shot = picture(path, screen_size=step.screen_size, mark=mark) if path is not None else None
+    shot = picture(path, screen_size=step.screen_size, mark=mark, thumbnail=thumbnail) if path is not None else None
     if shot is None:
         return '<figure class="shot none"><div class="noimage">no screenshot</div></figure>'
     what = "annotated screenshot" if path is not None and path.name == "annotated.png" else "screenshot"

@@ -23,6 +23,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -47,6 +48,11 @@ class Tool:
     takes_ctx: bool
 
     def signature(self) -> str:
+        return self._signature
+
+    @cached_property
+    def _signature(self) -> str:
+        # built from the arguments' JSON schema: once per tool, not once per prompt
         return f"{self.name}({P.signature_text(self.args_model)})"
 
 

@@ -25,6 +25,7 @@ import shlex
 import shutil
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,26 @@ from ufo_mobile.errors import RunWriteError
 from ufo_mobile.trace.files import LineAppender, RunLock, SpaceReserve, cut_torn_tail, write_atomic, write_error
 
 REDACTED = "[REDACTED]"
+THUMBNAIL_BUDGET = 32 * 1024 * 1024  # bytes of thumbnails a run keeps for its report; later ones are not kept
+
+
+@dataclass(frozen=True)
+class Thumbnail:
+    """A small copy (PNG bytes) of an image the run wrote, kept so that the run's report need not
+    decode the file again; it stands for the file only while the file still has this size and
+    modification time. ``source_size`` is the image's own width and height."""
+
+    png: bytes
+    source_size: tuple[int, int]
+    file_size: int
+    mtime_ns: int
+
+    def matches(self, path: Path) -> bool:
+        try:
+            stat = path.stat()
+        except OSError:
+            return False
+        return stat.st_size == self.file_size and stat.st_mtime_ns == self.mtime_ns
 
 
 _XML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;", "\n": "&#10;",
@@ -135,6 +156,8 @@ class RunWriter:
         # One background thread for artifacts that are slow to make and needed by no one in the loop.
         self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
         self._pending: list[Future[None]] = []
+        self.thumbnails: dict[str, Thumbnail] = {}  # relative path -> thumbnail, for the report
+        self._thumbnail_bytes = 0
 
     @staticmethod
     def _create(run_dir: Path) -> None:
@@ -206,18 +229,32 @@ class RunWriter:
             raise self._failed(exc) from exc.__cause__
         return path
 
-    def write_later(self, relative: str | Path, produce: Callable[[], bytes]) -> None:
-        """Make and write an artifact in the background; a failure is written next to it as text."""
+    def write_later(self, relative: str | Path, produce: Callable[[], bytes], *,
+                    thumbnail: Callable[[], tuple[bytes, tuple[int, int]]] | None = None) -> None:
+        """Make and write an artifact in the background; a failure is written next to it as text.
+
+        ``thumbnail`` (an image's small copy as PNG bytes, and the image's size) is asked for once
+        the file is written, and kept in ``thumbnails`` for the report (within ``THUMBNAIL_BUDGET``).
+        """
         def job() -> None:
             try:
-                self.write_file(relative, produce())
+                path = self.write_file(relative, produce())
             except RunWriteError:
-                pass  # remembered in self.failure; the next step ends the run
+                return  # remembered in self.failure; the next step ends the run
             except Exception as exc:  # an artifact must never take the run down
                 try:
                     self.write_file(f"{relative}.error.txt", f"{type(exc).__name__}: {exc}\n")
                 except RunWriteError:
                     pass
+                return
+            if thumbnail is not None and self._thumbnail_bytes < THUMBNAIL_BUDGET:
+                try:
+                    png, size = thumbnail()
+                    stat = path.stat()
+                except Exception:  # noqa: BLE001 - a thumbnail is a shortcut; the report reads the file without it
+                    return
+                self.thumbnails[Path(relative).as_posix()] = Thumbnail(png, size, stat.st_size, stat.st_mtime_ns)
+                self._thumbnail_bytes += len(png)
 
         self._pending = [f for f in self._pending if not f.done()]
         self._pending.append(self._background.submit(job))

@@ -9,15 +9,15 @@ labels are drawn in whatever script they are in (Cyrillic, CJK, Arabic...), not 
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 
-from PIL import Image, ImageDraw, UnidentifiedImageError
+from PIL import Image, ImageDraw
 
-from ufo_mobile.errors import UIParseError
 from ufo_mobile.ui.controls import Control, ControlKind
 from ufo_mobile.ui.fonts import draw_text, label_font, text_width
 from ufo_mobile.ui.hierarchy import Bounds
+from ufo_mobile.ui.png import encode_png
+from ufo_mobile.ui.screenshot import decode, shrink
 
 #: Box and label colour per control kind (RGB).
 KIND_COLORS: dict[ControlKind, tuple[int, int, int]] = {
@@ -39,11 +39,11 @@ def annotate(png: bytes, controls: Sequence[Control], *, scale: float | None = N
         scale: image pixels per screen pixel; by default derived from ``screen_size`` (the size the
             control bounds refer to) or 1.0 when that is not given either.
     """
-    image = _open(png)
+    image = decode(png)
     if scale is None:
         scale = image.width / screen_size[0] if screen_size else 1.0
-    _draw_marks(image, controls, scale)
-    return _to_png(image)
+    draw_marks(image, controls, scale)
+    return encode_png(image)
 
 
 def render_blank(controls: Sequence[Control], size: tuple[int, int], *, scale: float = 1.0) -> bytes:
@@ -57,17 +57,18 @@ def render_blank(controls: Sequence[Control], size: tuple[int, int], *, scale: f
         draw.rectangle(rect, outline=(170, 170, 170), width=1)
         if control.label:
             _draw_clipped_text(draw, rect, control.label, font_size)
-    return _to_png(image)
+    return encode_png(image)
 
 
 def shrink_to(png: bytes, size: tuple[int, int]) -> tuple[bytes, float]:
-    """``png`` resized to exactly ``size`` (never enlarged); returns it and the factor from the
-    original's width to the new one (1.0 when it already fits and is returned unchanged)."""
-    image = _open(png)
+    """``png`` resized to exactly ``size`` (never enlarged; see ``screenshot.shrink``); returns it and
+    the factor from the original's width to the new one (1.0 when it already fits and is returned
+    unchanged)."""
+    image = decode(png)
     if size[0] >= image.width and size[1] >= image.height:
         return png, 1.0
     target = (max(1, min(size[0], image.width)), max(1, min(size[1], image.height)))
-    return _to_png(image.resize(target, Image.Resampling.LANCZOS)), target[0] / image.width
+    return encode_png(shrink(image, target)), target[0] / image.width
 
 
 def downscale(png: bytes, longest_side: int) -> tuple[bytes, float]:
@@ -78,7 +79,7 @@ def downscale(png: bytes, longest_side: int) -> tuple[bytes, float]:
     """
     if longest_side <= 0:
         raise ValueError(f"longest_side must be positive, got {longest_side}")
-    image = _open(png)
+    image = decode(png)
     factor = min(1.0, longest_side / max(image.width, image.height))
     return shrink_to(png, (max(1, round(image.width * factor)), max(1, round(image.height * factor))))
 
@@ -103,7 +104,8 @@ def layout_labels(controls: Sequence[Control], image_size: tuple[int, int],
     return placed
 
 
-def _draw_marks(image: Image.Image, controls: Sequence[Control], scale: float) -> None:
+def draw_marks(image: Image.Image, controls: Sequence[Control], scale: float) -> None:
+    """Draw the numbered boxes on ``image`` itself (control bounds times ``scale``)."""
     draw = ImageDraw.Draw(image)
     font = label_font(_label_size(image.width, image.height))
     line = max(2, round(min(image.width, image.height) / 400))
@@ -174,18 +176,3 @@ def _overlap(a: _Rect, b: _Rect) -> bool:
 
 def _overlap_area(a: _Rect, b: _Rect) -> int:
     return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
-
-
-def _open(png: bytes) -> Image.Image:
-    try:
-        image = Image.open(io.BytesIO(png))
-        image.load()
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
-        raise UIParseError(f"the screenshot is not a readable image: {exc}") from exc
-    return image if image.mode == "RGB" else image.convert("RGB")
-
-
-def _to_png(image: Image.Image) -> bytes:
-    out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=3)
-    return out.getvalue()

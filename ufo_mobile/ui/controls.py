@@ -12,7 +12,8 @@ Ids follow document order, so the same XML always gives the same ids.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+import re
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -29,6 +30,7 @@ DEFAULT_KEYBOARD_PACKAGES: frozenset[str] = frozenset({
 })
 _KEYBOARD_MARKERS = ("inputmethod", "keyboard")
 _SYSTEM_PACKAGES = frozenset({"com.android.systemui", "android"})
+_NOT_ALNUM = re.compile(r"[\W_]+")
 
 
 class ControlKind(StrEnum):
@@ -58,13 +60,19 @@ class FilterOptions:
     overlay_fraction: float = 0.25
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+_DEFAULT_FILTER = FilterOptions()
+
+
+@dataclass(slots=True, eq=False)
 class Control:
     """A node the model can see and refer to by ``index``.
 
     ``bounds`` are clipped to the screen. ``label`` is the text (or content description) shown to
     the model; for a merged container it comes from ``label_node``. ``parent`` is the index of the
     enclosing control (0 for none) and ``level`` the nesting depth among controls.
+
+    Treat controls as immutable. (Not ``frozen``, for the reason ``UINode`` is not: a frozen
+    dataclass's ``__init__`` costs several times more, and every observation makes dozens.)
     """
 
     index: int
@@ -127,6 +135,8 @@ def node_label(node: UINode) -> tuple[str, str]:
     The description is returned separately only when it says something the text does not. A text
     field whose text merely repeats its hint is treated as empty.
     """
+    if not node.text and not node.content_desc:
+        return "", ""  # most layouts: nothing to clean
     text = _clean(node.text)
     desc = _clean(node.content_desc)
     if text and node.hint and text == _clean(node.hint) and is_editable(node):
@@ -207,35 +217,60 @@ def extract_controls(tree: UITree, screen: Bounds | None = None, *, app_package:
     keyboard, when the dump holds only the app's window): controls entirely under it are dropped,
     and controls partly under it keep only the part outside it.
     """
-    opts = options or FilterOptions()
+    opts = options or _DEFAULT_FILTER
     screen = screen or infer_screen(tree)
     app = app_package or infer_app_package(tree, opts.keyboard_packages)
-    overlays = _overlays(tree, screen, opts)
-    keyboard = {package: is_keyboard_package(package, opts.keyboard_packages, app_package=app)
-                for package in {node.package for node in tree.nodes}}
+    # With several windows, every root hides what lies under it in the windows below.
+    overlays = list(tree.roots) if len(tree.roots) > 1 else []
+    threshold = screen.area * opts.overlay_fraction
+    keyboard: dict[str, bool] = {}  # per package
+    node_labels: list[tuple[str, str]] = [("", "")] * len(tree.nodes)  # node_label, of the nodes looked at
+    label: Labeler = lambda node: node_labels[node.order]  # noqa: E731 - made here, passed around
     kept: dict[int, Bounds] = {}
-    for node in tree.nodes:
-        clip = _visible_box(node, screen, opts.min_size)
-        if clip is not None and obstruction is not None:
-            clip = _outside(clip, obstruction, opts.min_size)
-        if clip is None or keyboard[node.package]:
+    min_size = opts.min_size
+    for node in tree.nodes:  # one pass: the candidates, and the overlays that may hide some of them
+        if not node.visible_to_user:
             continue
-        if not _wanted(node) or _covered(node, clip, overlays):
+        box = node.bounds
+        if (screen.left <= box.left and screen.top <= box.top and box.right <= screen.right
+                and box.bottom <= screen.bottom):
+            clip: Bounds | None = box  # on screen already (most nodes): nothing to cut
+        else:
+            clip = box.intersect(screen)
+        tappable = node.clickable or node.long_clickable
+        # Without drawing-order, document order is not paint order (elevation reorders views),
+        # so in-window overlays are only trusted when the dump states the drawing order.
+        if tappable and node.drawing_order >= 0 and node.parent >= 0 and clip is not None and clip.area >= threshold:
+            overlays.append(node)
+        if clip is None or clip.right - clip.left < min_size or clip.bottom - clip.top < min_size:
             continue
+        package = node.package
+        on_keyboard = keyboard.get(package)
+        if on_keyboard is None:
+            on_keyboard = keyboard[package] = is_keyboard_package(package, opts.keyboard_packages, app_package=app)
+        if on_keyboard:
+            continue
+        if obstruction is not None:
+            clip = _outside(clip, obstruction, min_size)
+            if clip is None:
+                continue
+        text, _ = node_labels[node.order] = node_label(node)  # later steps ask only for these nodes' labels
+        if not text and not (tappable or node.checkable or node.scrollable or is_editable(node)):
+            continue  # neither a label nor anything to do with it
+        if not node.enabled and not text and node.children:
+            continue  # a disabled wrapper: its texts and controls are listed on their own
         kept[node.order] = clip
-    _drop_shadowed_wrappers(tree, kept)
+    if overlays:
+        for order, clip in list(kept.items()):
+            if _covered(tree.nodes[order], clip, overlays):
+                del kept[order]
+    _drop_shadowed_wrappers(tree, kept, label)
     parents = _nearest_kept_ancestors(tree, kept)
-    labels = _merge_labels(tree, kept, parents)
-    return _number(tree, kept, labels)
+    labels = _merge_labels(tree, kept, parents, label)
+    return _number(tree, kept, labels, label)
 
 
-def _visible_box(node: UINode, screen: Bounds, min_size: int) -> Bounds | None:
-    if not node.visible_to_user:
-        return None
-    clip = node.bounds.intersect(screen)
-    if clip is None or clip.width < min_size or clip.height < min_size:
-        return None
-    return clip
+Labeler = Callable[[UINode], tuple[str, str]]
 
 
 def _outside(clip: Bounds, cover: Bounds, min_size: int) -> Bounds | None:
@@ -251,30 +286,6 @@ def _outside(clip: Bounds, cover: Bounds, min_size: int) -> Bounds | None:
     return rest if rest.height >= min_size else None
 
 
-def _wanted(node: UINode) -> bool:
-    has_label = bool(node_label(node)[0])
-    if not node.enabled and not has_label and node.children:
-        return False  # a disabled wrapper: its texts and controls are listed on their own
-    return has_label or is_actionable(node)
-
-
-def _overlays(tree: UITree, screen: Bounds, opts: FilterOptions) -> list[UINode]:
-    """Nodes that hide whatever lies entirely under them and is drawn earlier."""
-    threshold = screen.area * opts.overlay_fraction
-    # With several windows, every root hides what lies under it in the windows below.
-    overlays = list(tree.roots) if len(tree.roots) > 1 else []
-    for node in tree.nodes:
-        # Without drawing-order, document order is not paint order (elevation reorders views),
-        # so in-window overlays are only trusted when the dump states the drawing order.
-        if node.drawing_order < 0 or node.parent < 0 or not node.visible_to_user:
-            continue
-        if node.clickable or node.long_clickable:
-            clip = node.bounds.intersect(screen)
-            if clip is not None and clip.area >= threshold:
-                overlays.append(node)
-    return overlays
-
-
 def _covered(node: UINode, clip: Bounds, overlays: Iterable[UINode]) -> bool:
     for overlay in overlays:
         if overlay.z > node.z and not node.contains_node(overlay) and overlay.bounds.contains(clip):
@@ -282,7 +293,7 @@ def _covered(node: UINode, clip: Bounds, overlays: Iterable[UINode]) -> bool:
     return False
 
 
-def _drop_shadowed_wrappers(tree: UITree, kept: dict[int, Bounds]) -> None:
+def _drop_shadowed_wrappers(tree: UITree, kept: dict[int, Bounds], label: Labeler) -> None:
     """Drop unlabeled tap wrappers that a tappable descendant covers entirely.
 
     Touches go to the deepest view that takes them, so such a wrapper can never be tapped; listing
@@ -291,7 +302,7 @@ def _drop_shadowed_wrappers(tree: UITree, kept: dict[int, Bounds]) -> None:
     orders = list(kept)
     for position, order in enumerate(orders):
         node = tree.nodes[order]
-        if node_label(node)[0] or node.scrollable or node.checkable or is_editable(node):
+        if label(node)[0] or node.scrollable or node.checkable or is_editable(node):
             continue
         if not (node.clickable or node.long_clickable):
             continue
@@ -314,14 +325,14 @@ def _nearest_kept_ancestors(tree: UITree, kept: dict[int, Bounds]) -> dict[int, 
     open_stack: list[UINode] = []
     for order in kept:  # dict insertion order is document order
         node = tree.nodes[order]
-        while open_stack and not open_stack[-1].contains_node(node):
+        while open_stack and order >= open_stack[-1].end:  # past the subtree of the one above
             open_stack.pop()
         parents[order] = open_stack[-1].order if open_stack else -1
         open_stack.append(node)
     return parents
 
 
-def _merge_labels(tree: UITree, kept: dict[int, Bounds], parents: dict[int, int]) -> dict[int, int]:
+def _merge_labels(tree: UITree, kept: dict[int, Bounds], parents: dict[int, int], label: Labeler) -> dict[int, int]:
     """Fold single plain-text children into their tappable container.
 
     Removes the absorbed children from ``kept`` and returns ``{container order: child order}``.
@@ -334,25 +345,25 @@ def _merge_labels(tree: UITree, kept: dict[int, Bounds], parents: dict[int, int]
     for order, kids in children.items():
         container = tree.nodes[order]
         plain = [k for k in kids if not is_actionable(tree.nodes[k]) and k not in children]
-        own_label = node_label(container)[0]
+        own_label = label(container)[0]
         if own_label:  # drop children that only repeat the container's label
             for kid in plain:
-                if says_nothing_new(node_label(tree.nodes[kid])[0], own_label):
+                if says_nothing_new(label(tree.nodes[kid])[0], own_label):
                     del kept[kid]
             continue
         tappable = container.clickable or container.long_clickable or container.checkable
         if not tappable or is_editable(container) or container.scrollable or len(plain) != len(kids):
             continue  # only a container of plain text becomes one control
-        if _single_label(tree, plain):
+        if _single_label(tree, plain, label):
             merged[order] = plain[0]
             for kid in plain:
                 del kept[kid]
     return merged
 
 
-def _single_label(tree: UITree, orders: list[int]) -> str:
+def _single_label(tree: UITree, orders: list[int], label: Labeler) -> str:
     """The label shared by all these nodes (one node, or copies saying the same), else ``""``."""
-    labels = [node_label(tree.nodes[order])[0] for order in orders]
+    labels = [label(tree.nodes[order])[0] for order in orders]
     if not labels or not labels[0]:
         return ""
     if all(same_words(label, labels[0]) for label in labels[1:]):
@@ -360,24 +371,23 @@ def _single_label(tree: UITree, orders: list[int]) -> str:
     return ""
 
 
-def _number(tree: UITree, kept: dict[int, Bounds], labels: dict[int, int]) -> list[Control]:
+def _number(tree: UITree, kept: dict[int, Bounds], labels: dict[int, int], label_of: Labeler) -> list[Control]:
     controls: list[Control] = []
     open_stack: list[Control] = []
-    for order, clip in kept.items():
+    for order, clip in kept.items():  # document order
         node = tree.nodes[order]
-        while open_stack and not open_stack[-1].node.contains_node(node):
+        while open_stack and order >= open_stack[-1].node.end:  # past the subtree of the one above
             open_stack.pop()
         enclosing = open_stack[-1] if open_stack else None
-        label_node = tree.nodes[labels[order]] if order in labels else None
-        label, description = node_label(label_node or node)
+        merged = labels.get(order)
+        label_node = tree.nodes[merged] if merged is not None else None
+        label, description = label_of(label_node or node)
         if label_node is not None and not description:
-            description = node_label(node)[1]
-        control = Control(
-            index=len(controls) + 1, node=node, bounds=clip, kind=_kind(node), label=label,
-            description=description, hint=_clean(node.hint) if is_editable(node) else "",
-            parent=enclosing.index if enclosing else 0,
-            level=enclosing.level + 1 if enclosing else 0, label_node=label_node,
-        )
+            description = label_of(node)[1]
+        kind = _kind(node)
+        control = Control(len(controls) + 1, node, clip, kind, label, description,
+                          _clean(node.hint) if kind is ControlKind.EDIT else "",
+                          enclosing.index if enclosing else 0, enclosing.level + 1 if enclosing else 0, label_node)
         controls.append(control)
         open_stack.append(control)
     return controls
@@ -399,8 +409,12 @@ def _kind(node: UINode) -> ControlKind:
 
 def _clean(text: str) -> str:
     """Strip outer whitespace and invisible format characters."""
+    if not text or text.isascii():  # the invisible characters are not ASCII
+        return text.strip()
     return text.replace("\u200b", "").replace("\ufeff", "").replace("\u200e", "").strip()
 
 
 def _squash(text: str) -> str:
-    return "".join(ch for ch in text.casefold() if ch.isalnum())
+    """``text`` casefolded, with only its letters and digits (``str.isalnum``, which is what ``\\w``
+    matches besides the underscore)."""
+    return _NOT_ALNUM.sub("", text.casefold()) if text else ""

@@ -51,11 +51,17 @@ class FormatOptions:
     legend: bool = True
 
 
+_DEFAULT_OPTIONS = FormatOptions()
+
+
 def quote(text: str, limit: int = 100) -> str:
     """``text`` as a double-quoted, escaped, single-line string of at most ``limit`` characters."""
-    text = text.translate(_SPACES)
+    if not text.isascii():  # the odd spaces are not ASCII
+        text = text.translate(_SPACES)
     if len(text) > limit:
         text = text[: max(1, limit - 1)].rstrip() + "\u2026"
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return '"' + text + '"'  # nothing to escape or blank out (controls and separators are not printable)
     out = []
     for ch in text:
         if ch in _ESCAPES:
@@ -99,17 +105,19 @@ def resource_tail(control: Control) -> str:
     Shown for controls without a label (it is then the only name they have) and for text fields
     (``search_src_text`` says what the field is for); never when obfuscated or repeating the label.
     """
+    if control.label and control.kind is not ControlKind.EDIT:
+        return ""
     name = control.node.resource_name or (control.label_node.resource_name if control.label_node else "")
     if not name or "obfuscated" in name or not _PLAIN_NAME.fullmatch(name):
         return ""  # obfuscated ("0_resource_name_obfuscated", "(name removed)")
-    if control.label and (control.kind is not ControlKind.EDIT or says_nothing_new(name, control.label)):
+    if control.label and says_nothing_new(name, control.label):
         return ""
     return name
 
 
 def format_line(control: Control, options: FormatOptions | None = None) -> str:
     """One control as one line, fields in ``LINE_FIELDS`` order."""
-    opts = options or FormatOptions()
+    opts = options or _DEFAULT_OPTIONS
     parts = [str(control.index), control.short_class]
     if control.label:
         parts.append(quote(control.label, opts.max_text))

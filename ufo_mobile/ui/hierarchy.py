@@ -13,11 +13,11 @@ gets a ``z`` paint rank (higher = drawn later = on top) that combines the window
 from __future__ import annotations
 
 import re
+import xml.etree.ElementTree as ET  # noqa: N817 - the usual name
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
-
-from lxml import etree
+from operator import itemgetter
+from typing import TypeVar
 
 from ufo_mobile.errors import UIParseError
 
@@ -26,11 +26,22 @@ _INVALID_XML_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
 _EMPTY_HIERARCHY = re.compile(rb"<hierarchy\b[^<>]*/>")
 _WRAPPER_TAGS = frozenset({"display", "window", "windows", "displays"})
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+_D = TypeVar("_D", int, None)
+# the flags and the index, in the order of _STANDARD
+_STANDARD_FLAGS = ("checkable", "checked", "clickable", "long-clickable", "enabled", "focusable", "focused",
+                   "scrollable", "password", "selected", "index")
+_STANDARD = itemgetter("class", "text", "resource-id", "package", "content-desc", *_STANDARD_FLAGS[:-1], "bounds",
+                       "index")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Bounds:
-    """A screen rectangle in pixels; ``right``/``bottom`` are exclusive, as in Android's ``Rect``."""
+    """A screen rectangle in pixels; ``right``/``bottom`` are exclusive, as in Android's ``Rect``.
+
+    A value: compared and hashed by its four numbers. Treat it as immutable (nodes with the same
+    bounds share one). Not ``frozen``: a frozen dataclass's ``__init__`` costs four times as much,
+    and a dump makes one per node.
+    """
 
     left: int
     top: int
@@ -40,11 +51,11 @@ class Bounds:
     @classmethod
     def parse(cls, text: str) -> Bounds:
         """Parse uiautomator's ``[l,t][r,b]``; anything unreadable becomes an empty rectangle."""
-        match = _BOUNDS.fullmatch(text.strip())
+        match = _BOUNDS.fullmatch(text) or _BOUNDS.fullmatch(text.strip())
         if match is None:
             return cls(0, 0, 0, 0)
-        left, top, right, bottom = map(int, match.groups())
-        return cls(left, top, right, bottom)
+        left, top, right, bottom = match.groups()
+        return cls(int(left), int(top), int(right), int(bottom))
 
     @property
     def width(self) -> int:
@@ -185,66 +196,109 @@ class UITree:
             current = ancestor.parent
 
 
-@dataclass(slots=True)
-class _Raw:
-    """Mutable per-node scratch data used while building the immutable tree."""
-
-    attrs: dict[str, str]
-    parent: int
-    depth: int
-    window: int
-    display_id: int
-    kids: list[int] = field(default_factory=list)
-    end: int = 0
-    z: int = 0
-
-
-# Parsing into lxml's C tree and walking it is several times faster than a parser target, which
-# calls back into Python for every element and hands over attribute dicts that must be copied.
-_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True, recover=False,
-                          load_dtd=False, remove_comments=True, remove_pis=True)
-
-
-def _collect(root: Any) -> list[_Raw]:
-    """Every ``<node>`` in document order with parent, depth, window and display.
+def _walk(root: ET.Element) -> tuple[list[UINode], list[int | None]]:
+    """Every ``<node>`` under ``root`` as a ``UINode``, in document order, with parent, depth,
+    window, display, children and the end of its subtree; and each one's drawing-order attribute
+    (None when it has none), for the paint ranks.
 
     Elements other than ``<node>`` are transparent; ``<display>``/``<window>`` wrappers may set the
-    display id of the nodes inside them.
+    display id of the nodes inside them. (One loop, no call per node: it runs for every node of
+    every dump.)
     """
-    raws: list[_Raw] = []
+    nodes: list[UINode] = []
+    draw: list[int | None] = []
+    boxes: dict[str, Bounds] = {}  # the same bounds text (nested full-screen layouts) parsed once
     windows = 0
-    # (element, parent order, display id in effect); a stack walked in document order
-    stack: list[tuple[Any, int, int]] = [(child, -1, 0) for child in reversed(root)]
-    while stack:
-        element, parent, display = stack.pop()
+    # the element being read: its children still to read, the nearest node (None above the first),
+    # the display id in effect, and the element's own node (None for a transparent element); the
+    # elements around it wait on the stack
+    children: Iterator[ET.Element] = iter(root)
+    above: UINode | None = None
+    display = 0
+    own: UINode | None = None
+    stack: list[tuple[Iterator[ET.Element], UINode | None, int, UINode | None]] = []
+    kids: list[list[UINode]] = []  # the children so far of each open node, innermost last
+    while True:
+        element = next(children, None)
+        if element is None:  # the element ends
+            if own is not None:
+                own.end = len(nodes)  # one past the last node of its subtree
+                done = kids.pop()
+                if done:
+                    own.children = tuple(done)
+            if not stack:
+                break
+            children, above, display, own = stack.pop()
+            continue
         tag = element.tag
         if tag != "node":
-            if not isinstance(tag, str):
-                continue
-            if tag in _WRAPPER_TAGS:
-                display = _int(element.get("display-id", element.get("id")), display)
-            stack.extend((child, parent, display) for child in reversed(element))
+            if isinstance(tag, str):
+                stack.append((children, above, display, own))
+                if tag in _WRAPPER_TAGS:
+                    display = _int(element.get("display-id", element.get("id")), display)
+                children, own = iter(element), None
             continue
-        order = len(raws)
-        attrs = dict(zip(element.keys(), element.values(), strict=True))  # one copy; dict.get is cheaper
-        if parent >= 0:
-            above = raws[parent]
-            above.kids.append(order)
-            window, depth, display = above.window, above.depth + 1, above.display_id
+        order = len(nodes)
+        if above is not None:
+            parent, window, depth, inherited = above.order, above.window, above.depth + 1, above.display_id
         else:
-            window, depth = windows, 0
+            parent, window, depth, inherited = -1, windows, 0, display
             windows += 1
-        raws.append(_Raw(attrs, parent, depth, window, _int(attrs.get("display-id"), display)))
-        stack.extend((child, order, display) for child in reversed(element))
-    _set_ends(raws)
-    return raws
+        attrs = element.attrib
+        get = attrs.get
+        try:  # every dump names these on every node: one C call instead of seventeen
+            (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
+             focusable, focused, scrollable, password, selected, bounds, index) = _STANDARD(attrs)
+        except KeyError:
+            (class_name, text, resource_id, package, desc, bounds) = (
+                get("class", ""), get("text", ""), get("resource-id", ""), get("package", ""),
+                get("content-desc", ""), get("bounds", ""))
+            (checkable, checked, clickable, long_clickable, enabled, focusable, focused, scrollable, password,
+             selected, index) = (get(name) for name in _STANDARD_FLAGS)
+        box = boxes.get(bounds)
+        if box is None:
+            box = boxes[bounds] = Bounds.parse(bounds)
+        drawing = get("drawing-order")  # a plain number or missing, almost always: no call then
+        drawing_order = int(drawing) if drawing and drawing.isdecimal() else _int(drawing, None)
+        node = UINode(
+            class_name, text, resource_id, package, desc, get("hint", ""), box,
+            checkable == "true", checked == "true", clickable == "true", long_clickable == "true",
+            enabled != "false", focusable == "true", focused == "true", scrollable == "true", password == "true",
+            selected == "true", get("visible-to-user") != "false", get("NAF") == "true",
+            int(index) if index and index.isdecimal() else _int(index, 0), depth,
+            -1 if drawing_order is None else drawing_order, window,
+            inherited if "display-id" not in attrs else _int(attrs["display-id"], inherited),
+            order, order + 1, parent, 0,
+        )
+        nodes.append(node)
+        draw.append(drawing_order)
+        if above is not None:
+            kids[-1].append(node)
+        if len(element):  # a leaf is complete as it is
+            kids.append([])
+            stack.append((children, above, display, own))
+            children, above, display, own = iter(element), node, node.display_id, node
+    return nodes, draw
 
 
-def _set_ends(raws: list[_Raw]) -> None:
-    """``end`` = one past the last descendant's order (the subtree is ``order..end-1``)."""
-    for order in range(len(raws) - 1, -1, -1):
-        raw = raws[order]
-        raw.end = raws[raw.kids[-1]].end if raw.kids else order + 1
+def _paint_ranks(roots: tuple[UINode, ...], draw: list[int | None]) -> None:
+    """Set ``z``: bottom window first, siblings by drawing order, parents before children."""
+    stack = list(roots)  # popping takes the last root (bottom-most window) first
+    rank = 0
+    while stack:
+        node = stack.pop()
+        node.z = rank
+        rank += 1
+        kids = node.children
+        if len(kids) == 1:
+            stack.append(kids[0])
+        elif kids:
+            keys = [draw[kid.order] for kid in kids]
+            if keys.count(None) == len(keys):  # no drawing order: siblings paint in document order
+                stack.extend(reversed(kids))
+            else:
+                ranked = sorted([(i if key is None else key, i) for i, key in enumerate(keys)], reverse=True)
+                stack.extend([kids[i] for _, i in ranked])
 
 
 def parse_hierarchy(data: str | bytes) -> UITree:
@@ -256,19 +310,24 @@ def parse_hierarchy(data: str | bytes) -> UITree:
     """
     raw = _prepare(data)
     try:
-        root = etree.fromstring(raw, _PARSER)
-    except etree.XMLSyntaxError as exc:
+        # ElementTree (expat, building its elements in C, each with its attributes as a dict):
+        # lxml's tree makes every attribute a Python string on access, twice as slow. _prepare has
+        # refused DOCTYPE and ENTITY declarations; comments and processing instructions are dropped.
+        root = ET.fromstring(raw)
+    except ET.ParseError as exc:
         raise UIParseError(f"malformed hierarchy XML: {exc}") from exc
     if root.tag not in ("hierarchy", "node"):
         raise UIParseError(f"not a uiautomator dump: root element is <{root.tag}>, expected <hierarchy>")
     if root.tag == "node":  # a bare node tree without the <hierarchy> wrapper
-        wrapper = etree.Element("hierarchy")
+        wrapper = ET.Element("hierarchy")
         wrapper.append(root)
         root = wrapper
-    raws = _collect(root)
-    if not raws:
+    nodes, draw = _walk(root)
+    if not nodes:
         raise UIParseError("empty hierarchy: the dump has no <node> element (screen not ready or locked?)")
-    return _build(_int(root.get("rotation"), 0), raws)
+    roots = tuple(node for node in nodes if node.parent < 0)
+    _paint_ranks(roots, draw)
+    return UITree(rotation=_int(root.get("rotation"), 0), roots=roots, nodes=tuple(nodes))
 
 
 def _prepare(data: str | bytes) -> bytes:
@@ -308,48 +367,7 @@ def _prepare(data: str | bytes) -> bytes:
     return raw.translate(None, _INVALID_XML_BYTES)
 
 
-def _assign_paint_ranks(raws: list[_Raw], root_orders: list[int]) -> None:
-    """Set ``z``: bottom window first, siblings by drawing order, parents before children."""
-    stack = list(root_orders)  # popping takes the last root (bottom-most window) first
-    rank = 0
-    while stack:
-        order = stack.pop()
-        raws[order].z = rank
-        rank += 1
-        kids = raws[order].kids
-        keys = [(_int(raws[kid].attrs.get("drawing-order"), i), i) for i, kid in enumerate(kids)]
-        stack.extend(kids[i] for _, i in sorted(keys, reverse=True))
-
-
-def _build(rotation: int, raws: list[_Raw]) -> UITree:
-    root_orders = [order for order, raw in enumerate(raws) if raw.parent < 0]
-    _assign_paint_ranks(raws, root_orders)
-    built: list[UINode] = []
-    for order in range(len(raws) - 1, -1, -1):
-        item = raws[order]
-        # children have larger orders, so they are already built (at the far end of ``built``)
-        children = tuple(built[len(raws) - 1 - kid] for kid in item.kids)
-        built.append(_make_node(item, order, children))
-    built.reverse()
-    nodes = tuple(built)
-    return UITree(rotation=rotation, roots=tuple(nodes[o] for o in root_orders), nodes=nodes)
-
-
-def _make_node(item: _Raw, order: int, children: tuple[UINode, ...]) -> UINode:
-    get = item.attrs.get
-    return UINode(
-        get("class", ""), get("text", ""), get("resource-id", ""), get("package", ""),
-        get("content-desc", ""), get("hint", ""), Bounds.parse(get("bounds", "")),
-        get("checkable") == "true", get("checked") == "true", get("clickable") == "true",
-        get("long-clickable") == "true", get("enabled") != "false", get("focusable") == "true",
-        get("focused") == "true", get("scrollable") == "true", get("password") == "true",
-        get("selected") == "true", get("visible-to-user") != "false", get("NAF") == "true",
-        _int(get("index"), 0), item.depth, _int(get("drawing-order"), -1), item.window,
-        item.display_id, order, item.end, item.parent, item.z, children,
-    )
-
-
-def _int(value: str | None, default: int) -> int:
+def _int(value: str | None, default: _D) -> int | _D:
     if value is None:
         return default
     try:

@@ -52,13 +52,15 @@ class DumpFailure:
 @dataclass(frozen=True)
 class StateRead:
     """A parsed screen, how many dumps it took (1 when the first one was valid), the refusals met
-    on the way (``DumpUnavailableError.kind`` each), and the fallback used, if any
-    (``"fallback_dump"``: the driver's other dumper; ``"screenshot_only"``: no control list)."""
+    on the way (``DumpUnavailableError.kind`` each), the fallback used, if any
+    (``"fallback_dump"``: the driver's other dumper; ``"screenshot_only"``: no control list), and the
+    dump it was read from."""
 
     ui: UIState
     attempts: int
     refusals: list[str] = field(default_factory=list)
     fallback: str | None = None
+    dump: str | None = None  # the dump ``ui`` was made from (None for a fallback)
 
 
 @runtime_checkable
@@ -140,7 +142,8 @@ class AndroidStateProvider:
                 await self._sleep(min(8.0, self.retry_delay * 2 ** (len(refusals) - 1)))
             else:
                 try:
-                    return StateRead(await self._parse(xml, observation_id, screen_size), attempts, refusals)
+                    return StateRead(await self._parse(xml, observation_id, screen_size), attempts, refusals,
+                                     dump=xml)
                 except UIParseError as exc:
                     if attempts - len(refusals) > self.dump_retries:
                         raise UIParseError(f"UI dump still invalid after {attempts} attempts: {exc}") from exc
@@ -164,12 +167,20 @@ class AndroidStateProvider:
         return build_ui_state(xml, observation_id=observation_id, screen_size=screen_size,
                               filter_options=self._filter, format_options=self._format, keyboard_frame=frame)
 
+    def made_from_dump_alone(self, ui: UIState) -> bool:
+        """True when ``ui`` depends on nothing but its dump (no device query): the same dump again
+        would give the same screen. Not so while a text field waits for a keyboard the dump lacks."""
+        return not self._asks_for_keyboard(ui)
+
+    def _asks_for_keyboard(self, ui: UIState) -> bool:
+        focused = ui.phone_state.get("focused_element") or {}
+        # the dump has the keyboard's window already, or no field wants one: nothing to ask
+        return bool(not ui.phone_state.get("keyboard_shown") and focused.get("editable")
+                    and self.driver.supports("keyboard_state"))
+
     async def _keyboard_frame(self, ui: UIState) -> tuple[int, int, int, int] | None:
         """Where the keyboard covers the app, when the device shows one that the dump lacks."""
-        focused = ui.phone_state.get("focused_element") or {}
-        if ui.phone_state.get("keyboard_shown") or not focused.get("editable"):
-            return None  # the dump has the keyboard's window already, or no field wants one
-        if not self.driver.supports("keyboard_state"):
+        if not self._asks_for_keyboard(ui):
             return None
         try:
             state = await self.driver.keyboard_state()

@@ -71,14 +71,15 @@ class ScriptedAdb(AdbDriver):
 
 
 def dumping(driver: ScriptedAdb, outputs: list[str], xml: str = DUMP.format(text="x")) -> Callable[[str], str]:
-    """``uiautomator dump PATH`` answering ``outputs`` in turn; "ok" writes ``xml`` to PATH."""
+    """``uiautomator dump PATH && cat PATH 2>/dev/null; rm -f PATH`` answering ``outputs`` in turn;
+    "ok": the dump's line, then ``xml`` (what ``cat`` prints of the file the dump wrote)."""
 
     def run(command: str) -> str:
-        path = command.split()[-1]
+        path = command.split()[2]
+        assert command == f"uiautomator dump {path} && cat {path} 2>/dev/null; rm -f {path}"
         out = outputs.pop(0)
         if out == "ok":
-            driver.files[path] = xml.encode()
-            return f"UI hierchary dumped to: {path}"
+            return f"UI hierchary dumped to: {path}\n{xml}"
         return out
 
     return run
@@ -99,7 +100,7 @@ async def test_a_refused_dump_is_tried_once_and_says_why(output: str, kind: str)
         await driver.get_ui_tree()
     assert info.value.kind == kind and isinstance(info.value, DeviceCommandError)
     assert len(driver.dumps()) == 1 and not driver.slept
-    assert not any(c.startswith("rm -f") for c in driver.commands)  # nothing was written, nothing to delete
+    assert driver.commands == driver.dumps()  # one round trip: dump, read and delete in one shell command
 
 
 async def test_an_empty_dump_file_and_an_unknown_failure() -> None:
@@ -283,9 +284,7 @@ def adb_keyboard_phone(fields: list[str], deaf: int) -> ScriptedAdb:
         return "Broadcast completed: result=0"
 
     def dump(command: str) -> str:
-        path = command.split()[-1]
-        driver.files[path] = DUMP.format(text=fields[-1]).encode()
-        return f"UI hierchary dumped to: {path}"
+        return f"UI hierchary dumped to: {command.split()[2]}\n{DUMP.format(text=fields[-1])}"
 
     driver.answers.update({"am broadcast": broadcast, "uiautomator dump": dump})
     return driver
@@ -312,3 +311,21 @@ async def test_no_input_method_says_what_to_install() -> None:
     with pytest.raises(DeviceCommandError, match=re.escape("install the ADB Keyboard (com.android.adbkeyboard)")):
         await driver.input_text("émoji 🙂")
     assert not any(c.startswith(("am ", "ime set")) for c in driver.commands)
+
+
+def test_the_adb_servers_version_is_asked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """adbutils asks for it before every command to a device named by serial: one more connection each."""
+    import adbutils
+
+    from ufo_mobile.device.adb_base import AdbServerClient
+
+    asked: list[int] = []
+
+    def version(self: adbutils.AdbClient) -> int:
+        asked.append(1)
+        return 41
+
+    monkeypatch.setattr(adbutils.AdbClient, "server_version", version)
+    client = AdbServerClient(port=1)
+    assert [client.server_version() for _ in range(3)] == [41, 41, 41] and len(asked) == 1
+    assert AdbServerClient(port=1).server_version() == 41 and len(asked) == 2  # per client

@@ -83,3 +83,50 @@ def test_a_call_that_never_returns_does_not_keep_the_process_alive() -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[s] frozen timed out after 0.05 s"
     assert proc.stderr == ""
+
+
+async def test_daemon_workers_are_kept_for_the_next_call_and_a_hung_one_holds_nothing_up() -> None:
+    from ufo_mobile.device.blocking import DaemonWorkers
+
+    workers = DaemonWorkers("test")
+    first = await call_blocking(threading.get_ident, limit=60, serial="s", what="x", workers=workers)
+    second = await call_blocking(threading.get_ident, limit=60, serial="s", what="x", workers=workers)
+    assert first == second != threading.get_ident()  # the same daemon thread, kept
+    release = threading.Event()
+    try:
+        with pytest.raises(DeviceTimeoutError):
+            await call_blocking(release.wait, 30, limit=0.05, serial="s", what="frozen", workers=workers)
+        after = await call_blocking(threading.get_ident, limit=60, serial="s", what="x", workers=workers)
+        assert after != first  # the hung call keeps its thread; the next call got another one
+    finally:
+        release.set()
+    workers.close()
+    assert workers.closed
+    assert await call_blocking(lambda: 7, limit=60, serial="s", what="x", workers=workers) == 7  # still works
+
+
+def test_idle_daemon_workers_end_and_never_keep_the_process_alive() -> None:
+    import subprocess
+    import sys
+
+    program = (
+        "import asyncio, threading, time\n"
+        "from ufo_mobile.device.blocking import DaemonWorkers, call_blocking\n"
+        "from ufo_mobile.errors import DeviceTimeoutError\n"
+        "workers = DaemonWorkers('w', idle_seconds=0.05)\n"
+        "async def main():\n"
+        "    await call_blocking(lambda: None, limit=60, serial='s', what='x', workers=workers)\n"
+        "    deadline = time.monotonic() + 60\n"
+        "    while any(t.name == 'w' for t in threading.enumerate()) and time.monotonic() < deadline:\n"
+        "        await asyncio.sleep(0.01)\n"
+        "    print('idle worker ended:', not any(t.name == 'w' for t in threading.enumerate()))\n"
+        "    try:\n"
+        "        await call_blocking(threading.Event().wait, limit=0.05, serial='s', what='frozen', workers=workers)\n"
+        "    except DeviceTimeoutError as exc:\n"
+        "        print(exc)\n"
+        "asyncio.run(main())\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["idle worker ended: True", "[s] frozen timed out after 0.05 s"]
+    assert proc.stderr == ""

@@ -302,3 +302,24 @@ async def test_unknown_disabled_tools_are_refused_before_the_run_starts(tmp_path
     with pytest.raises(ConfigError, match="unknown tool 'tap'"):
         await Session(settings, device=FakeDriver()).run()
     assert not (tmp_path / "logs").exists()
+
+
+def test_a_tools_signature_is_worked_out_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The descriptions go into every step's prompt; the JSON schema behind them is built once per tool."""
+    from ufo_mobile.tools import params
+
+    made: list[str] = []
+    original = params.signature_text
+
+    def counting(model: type[BaseModel]) -> str:
+        made.append(model.__name__)
+        return original(model)
+
+    monkeypatch.setattr(params, "signature_text", counting)
+    reg = ToolRegistry()
+    reg.register("record", record, {"text": {"type": "string", "required": True}}, "Remember a text.")
+    first = reg.get_tool_descriptions_text()
+    assert reg.get_tool_descriptions_text() == first == "- record(text: string): Remember a text."
+    assert len(made) == 1
+    reg.register("record", record, {"note": {"type": "string", "required": True}}, "Remember a note.")
+    assert reg.get_tool_descriptions_text() == "- record(note: string): Remember a note."  # a new tool, a new one

@@ -1,0 +1,153 @@
+"""The screen's pictures: the fast PNG writer (exact pixels, a valid zlib stream), ``shrink``, and
+``ScreenImages`` making each picture once from one decode of the screenshot."""
+
+from __future__ import annotations
+
+import io
+import random
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from ufo_mobile.ui import build_ui_state
+from ufo_mobile.ui import screen_images as screen_images_module
+from ufo_mobile.ui.png import BAND_ROWS, MIN_ZERO_RUN, encode_png
+from ufo_mobile.ui.screen_images import THUMBNAIL_SIDE, ScreenImages
+from ufo_mobile.ui.screenshot import decode, is_blank, shrink
+
+SCREEN = ('<hierarchy rotation="0"><node class="android.widget.FrameLayout" package="p" bounds="[0,0][1080,2400]">'
+          '<node class="android.widget.Button" package="p" clickable="true" text="OK" bounds="[100,300][980,500]"/>'
+          '<node class="android.widget.TextView" package="p" text="Hello" bounds="[100,600][980,700]"/>'
+          '</node></hierarchy>')
+
+
+def _idat(png: bytes) -> bytes:
+    """The zlib stream of ``png``, every chunk's CRC checked on the way."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, data = 8, b""
+    while pos < len(png):
+        (size,) = struct.unpack(">I", png[pos:pos + 4])
+        kind, body = png[pos + 4:pos + 8], png[pos + 8:pos + 8 + size]
+        assert struct.unpack(">I", png[pos + 8 + size:pos + 12 + size])[0] == zlib.crc32(kind + body)
+        if kind == b"IDAT":
+            data += body
+        pos += 12 + size
+    return data
+
+
+def _roundtrip(image: Image.Image) -> bytes:
+    png = encode_png(image)
+    zlib.decompress(_idat(png))  # strict: the Adler-32 of the spliced zero rows must be right
+    with Image.open(io.BytesIO(png)) as back:
+        assert back.mode == image.mode and back.size == image.size
+        assert back.tobytes() == image.tobytes()
+    return png
+
+
+def _screen(size: tuple[int, int] = (1080, 2400)) -> Image.Image:
+    """A UI-like picture: flat background, bars and text, so most rows repeat the row above."""
+    image = Image.new("RGB", size, (250, 250, 250))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, size[0], 90), fill=(30, 30, 30))
+    for top in range(200, size[1] - 200, 310):
+        draw.rectangle((60, top, size[0] - 60, top + 180), fill=(225, 235, 250), outline=(120, 120, 200), width=3)
+        draw.text((90, top + 60), f"Row {top}", fill=(20, 20, 20))
+    return image
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "L"])
+def test_the_png_writer_keeps_every_pixel(mode: str) -> None:
+    _roundtrip(_screen().convert(mode))
+    _roundtrip(Image.new(mode, (1, 1)))
+    _roundtrip(Image.new(mode, (1080, 2400)))  # all black: one long run of repeated rows
+
+
+def test_runs_of_repeated_rows_of_every_length_and_across_bands() -> None:
+    rng = random.Random(7)
+    for _ in range(60):
+        width, height = rng.randint(1, 30), rng.randint(1, 3 * BAND_ROWS + 5)
+        image = Image.new("RGB", (width, height))
+        row = 0
+        while row < height:
+            run = rng.choice([1, 2, MIN_ZERO_RUN - 1, MIN_ZERO_RUN, MIN_ZERO_RUN + 1, BAND_ROWS, 2 * BAND_ROWS])
+            colour = (rng.randrange(256), rng.randrange(256), rng.randrange(256))
+            for y in range(row, min(height, row + run)):
+                for x in range(width):
+                    image.putpixel((x, y), colour if x % 3 else (colour[0] ^ 255, 0, 0))
+            row += run
+        _roundtrip(image)
+
+
+def test_a_ui_screen_is_smaller_than_pillows_default_png(corpus: Path) -> None:
+    for path in sorted(corpus.glob("*.png")):
+        with Image.open(path) as opened:
+            image = opened.convert("RGB")
+        ours = _roundtrip(image)
+        theirs = io.BytesIO()
+        image.save(theirs, format="PNG")  # Pillow's default: zlib level 6, a filter per row
+        assert len(ours) < 1.5 * len(theirs.getvalue()), path.name  # a cheaper format, not a much bigger one
+
+
+def test_shrink_halves_then_resamples_and_never_copies_for_nothing() -> None:
+    image = _screen()
+    assert shrink(image, image.size) is image
+    assert shrink(image, (512, 1139)).size == (512, 1139)
+    assert shrink(image, (270, 600)).tobytes() == image.reduce(2).reduce(2).tobytes()  # exact halvings only
+
+
+def test_a_black_screenshot_is_blank_and_a_dark_one_with_text_is_not() -> None:
+    black = io.BytesIO()
+    Image.new("RGB", (1080, 2400)).save(black, format="PNG")
+    assert is_blank(black.getvalue())
+    dark = Image.new("RGB", (1080, 2400))
+    ImageDraw.Draw(dark).rectangle((100, 300, 980, 500), fill=(230, 230, 230))
+    assert not is_blank(encode_png(dark))
+
+
+def test_screen_images_decode_once_and_make_each_picture_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    png = encode_png(_screen())
+    ui = build_ui_state(SCREEN, observation_id="o")
+    calls = {"decode": 0, "marks": 0, "encode": 0}
+
+    def counting(name: str, fn: object) -> object:
+        def wrapper(*args: object, **kwargs: object) -> object:
+            calls[name] += 1
+            return fn(*args, **kwargs)  # type: ignore[operator]
+        return wrapper
+
+    monkeypatch.setattr(screen_images_module, "decode", counting("decode", screen_images_module.decode))
+    monkeypatch.setattr(screen_images_module, "draw_marks", counting("marks", screen_images_module.draw_marks))
+    monkeypatch.setattr(screen_images_module, "encode_png", counting("encode", screen_images_module.encode_png))
+    images = ScreenImages(png, ui.elements)
+    assert not images.blank()
+    model = images.model_image((512, 1139))
+    annotated = images.annotated_png()
+    thumbnail = images.thumbnail_png()
+    # asked again (the next step on the same screen, the recorder's thread): made already
+    assert images.model_image((512, 1139)) is model and images.annotated_png() is annotated
+    assert images.thumbnail_png() is thumbnail
+    assert calls == {"decode": 1, "marks": 1, "encode": 3}  # the model's, annotated.png, the thumbnail
+    assert model.scale == pytest.approx(512 / 1080) and model.clean is None
+    with Image.open(io.BytesIO(model.png)) as small, Image.open(io.BytesIO(annotated)) as full:
+        assert small.size == (512, 1139) and full.size == (1080, 2400)
+        # the model's picture is the full-size drawing shrunk: the marks were drawn once
+        assert small.tobytes() == shrink(full.convert("RGB"), (512, 1139)).tobytes()
+    with Image.open(io.BytesIO(thumbnail)) as thumb:
+        assert max(thumb.size) == THUMBNAIL_SIDE
+    images.release()
+    assert images.annotated_png() is annotated and calls["decode"] == 1  # made pictures outlive the pixels
+
+
+def test_the_clean_picture_is_the_screenshot_without_marks() -> None:
+    screen = _screen()
+    images = ScreenImages(encode_png(screen), build_ui_state(SCREEN, observation_id="o").elements)
+    model = images.model_image((512, 1139), clean=True)
+    assert model.clean is not None
+    with Image.open(io.BytesIO(model.clean)) as clean, Image.open(io.BytesIO(model.png)) as marked:
+        assert clean.tobytes() == shrink(screen, (512, 1139)).tobytes()
+        assert marked.tobytes() != clean.tobytes()
+    unmarked = ScreenImages(encode_png(screen), []).model_image((2000, 3000), marks=False)
+    assert unmarked.scale == 1.0 and decode(unmarked.png).tobytes() == screen.tobytes()  # never enlarged
