@@ -51,16 +51,17 @@ def test_ctrl_c_on_the_driver_stops_the_runs_on_the_workers(tmp_path: Path) -> N
     task.write_text("task: {name: slow, text: Open Settings}\nmodel: {script: script.yaml}\n")
     batch = Cli("batch", *[str(task)] * 3, "--engine", "ray", "--cpus", "2", "--devices", "sim:2",
                 "--log-dir", "logs", "--batch-id", "b", cwd=tmp_path, env={"RAY_USAGE_STATS_ENABLED": "0"})
-    batch.wait_line("start t01 slow on sim-")
-    batch.wait_line("start t02 slow on sim-")  # both runs are on their workers
+    batch.wait_line("start t01 slow on sim-")  # a run is on its worker (the second may still be starting)
     batch.signal(signal.SIGINT)
     code, out, err = batch.finish()
     assert code == 130, out + err
     batch_dir = tmp_path / "logs" / "b"
     lines = [json.loads(x) for x in (batch_dir / "batch.jsonl").read_text().splitlines()]
-    assert sorted((x["task"], x["status"], x["reason"]) for x in lines) == [(1, "FAIL", "interrupted"),
-                                                                           (2, "FAIL", "interrupted")]
+    ran = {x["task"] for x in lines}
+    assert 1 in ran and ran <= {1, 2}, lines
+    assert all((x["status"], x["reason"]) == ("FAIL", "interrupted") for x in lines), lines
     for line in lines:  # each run ended as run ends on Ctrl-C, and came back to the driver
         run = json.loads((batch_dir / line["run_dir"] / "run.json").read_text())
         assert (run["status"], run["reason"], run["signal"]) == ("FAIL", "interrupted", "SIGINT")
-    assert "  t03 slow: not run: stopped: interrupted" in out
+    for task in {1, 2, 3} - ran:  # what had not started when Ctrl-C came never starts
+        assert f"  t0{task} slow: not run: stopped: interrupted" in out

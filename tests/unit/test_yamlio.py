@@ -248,3 +248,25 @@ def test_sim_app_files_are_bounded(tmp_path: Path) -> None:
     binary = write(tmp_path / "bin.yaml", b"\x00\xff\xfe")
     with pytest.raises(SimulatorError, match=r"bin\.yaml:1: cannot read app file: not UTF-8 text \(byte 0xff"):
         load_app_file(binary)
+
+
+def test_events_come_from_libyaml_and_match_the_pure_python_parser() -> None:
+    """The fast C event source is the one used (PyYAML's wheels ship libyaml), and it yields the same
+    events, with the same lines, as the pure-Python source kept for a PyYAML built without it."""
+    import yaml as _yaml
+
+    from ufo_mobile import yamlio
+
+    if not _yaml.__with_libyaml__:
+        pytest.skip("this PyYAML was built without libyaml")
+    assert yamlio._Events is yamlio._Parser
+    text = (Path(__file__).resolve().parents[2] / "config" / "default.yaml").read_text()
+
+    def events(source: object) -> list[tuple[str, object, int]]:
+        found = []
+        while source.check_event():  # type: ignore[attr-defined]
+            event = source.get_event()  # type: ignore[attr-defined]
+            found.append((type(event).__name__, getattr(event, "value", None), event.start_mark.line))
+        return found
+
+    assert events(yamlio._Parser(text)) == events(yamlio._PythonEvents(text))

@@ -40,9 +40,9 @@ def settings_for(task: Task, phone: Phone, log_dir: Path, driver: str | None = N
     """
     config = Path(task.config) if task.config else None
     base = load_settings(Path(task.file), config_path=config, overrides=task.overrides)
-    device = phone.device_overrides(base.device.kind, driver)
-    overrides = {**task.overrides, "device": device, "logs": {"dir": str(log_dir)}}
-    return load_settings(Path(task.file), config_path=config, overrides=overrides)
+    device = phone.device_overrides(base.device.kind, driver)  # plain values of DeviceSettings' own fields
+    return base.model_copy(update={"device": base.device.model_copy(update=device),
+                                   "logs": base.logs.model_copy(update={"dir": log_dir})})
 
 
 def device_error(result: RunResult, steps: list[dict[str, Any]]) -> str | None:

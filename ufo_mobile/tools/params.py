@@ -9,6 +9,8 @@ parameter (``param_types``) and DroidRun's parameter dict again (``droidrun_para
 
 from __future__ import annotations
 
+import copy
+import functools
 import inspect
 import json
 import types
@@ -126,9 +128,20 @@ def accepts(fn: Callable[..., Any], names: list[str]) -> tuple[bool, list[str]]:
 # --- describing a model ---------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1024)
+def _cached_schema(model: type[BaseModel], ref_template: str) -> dict[str, Any]:
+    return model.model_json_schema(ref_template=ref_template)
+
+
+def json_schema(model: type[BaseModel], ref_template: str = "#/$defs/{model}") -> dict[str, Any]:
+    """``model.model_json_schema()``, made once per model class (every run describes the same tools;
+    pydantic builds a schema afresh each time): a copy the caller may change."""
+    return copy.deepcopy(_cached_schema(model, ref_template))
+
+
 def args_schema(model: type[BaseModel], *, ref_prefix: str = "") -> dict[str, Any]:
     """The model's JSON schema; nested definitions are referenced as ``#/$defs/<ref_prefix><Name>``."""
-    schema = model.model_json_schema(ref_template=f"#/$defs/{ref_prefix}{{model}}")
+    schema = json_schema(model, f"#/$defs/{ref_prefix}{{model}}")
     defs = schema.pop("$defs", {})
     if defs:
         schema["$defs"] = {f"{ref_prefix}{key}": value for key, value in defs.items()}
@@ -153,7 +166,7 @@ def _property_type(prop: Mapping[str, Any]) -> str:
 
 def param_types(model: type[BaseModel]) -> dict[str, str]:
     """``{param: json type}`` of one tool (for coercing arguments that arrive as text)."""
-    props = model.model_json_schema().get("properties", {})
+    props = json_schema(model).get("properties", {})
     return {name: _property_type(prop) for name, prop in props.items()}
 
 
@@ -186,7 +199,7 @@ def _display_type(prop: Mapping[str, Any]) -> str:
 
 def signature_text(model: type[BaseModel]) -> str:
     """``index: integer, text: string = null``: the parameters as the model reads them."""
-    props = model.model_json_schema().get("properties", {})
+    props = json_schema(model).get("properties", {})
     parts = []
     for name, info in model.model_fields.items():
         text = f"{name}: {_display_type(props.get(name, {}))}"
