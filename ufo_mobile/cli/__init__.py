@@ -204,9 +204,15 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     # a person at a terminal can take over the phone and approve actions; without one, nobody can
     operator = TerminalOperator(sys.stdin, sys.stderr) if sys.stdin is not None and sys.stdin.isatty() else None
     session = Session(settings, handle_signals=True, run_id=args.run_id, operator=operator, resume=args.resume)
+    return run_at_terminal(session, settings.task.text, out, quiet=args.quiet)
+
+
+def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool) -> int:
+    """Run ``session``, printing its header (``title``), a line per step unless ``quiet``, the summary
+    and where the report is; the exit code of ``run``."""
     console = Console(out, session.redactor)
-    session.on_start = lambda s: console.print(console.header(s.run_id, settings.task.text))
-    if not args.quiet:
+    session.on_start = lambda s: console.print(console.header(s.run_id, title))
+    if not quiet:
         session.on_step = lambda step: console.print(console.step(step))
     try:
         result = asyncio.run(session.run())

@@ -94,10 +94,9 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     tasks = select(load_tasks(args.suite), args.tasks)
     builtin, settings = eval_settings(args)
     runs = plan(tasks, repeat=args.repeat, seed=args.seed)
-    for planned in runs:  # every variant renders, and the oracle has replies for the mode: before anything is made
-        instance = planned.task.instantiate(planned.seed)
-        if builtin == "oracle":
-            oracle_model(instance, settings.mode)
+    if builtin == "oracle":  # the oracle has replies for the mode: checked before anything is made
+        for planned in runs:
+            oracle_model(planned.instance, settings.mode)
     directory = eval_dir(settings.logs.dir, args.suite[0])
     writer = ResultsWriter(directory)
     done = 0

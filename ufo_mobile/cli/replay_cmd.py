@@ -10,15 +10,13 @@ run's mode does the rest with the model. Exit codes are ``run``'s.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from ufo_mobile.cli import EXIT_FAIL, _err, _exit_code, fraction
-from ufo_mobile.cli.console import Console
+from ufo_mobile.cli import fraction, run_at_terminal
 from ufo_mobile.cli.operator import TerminalOperator
-from ufo_mobile.errors import ConfigError, RunWriteError
+from ufo_mobile.errors import ConfigError
 from ufo_mobile.replay import NoModel, ReplayPlan, load_trajectory
 from ufo_mobile.session import Session
 from ufo_mobile.settings import settings_of_run
@@ -75,18 +73,4 @@ def run_replay(args: argparse.Namespace, out: TextIO) -> int:
     # without a fallback no model is needed (nor its key); with one, the run's own model is built
     session = Session(settings, handle_signals=True, operator=operator, replay=plan,
                       model=None if agent else NoModel())
-    console = Console(out, session.redactor)
-    session.on_start = lambda s: console.print(console.header(s.run_id, f"replay of {trajectory.run_id}: "
-                                                                        f"{settings.task.text}"))
-    if not args.quiet:
-        session.on_step = lambda step: console.print(console.step(step))
-    try:
-        result = asyncio.run(session.run())
-    except RunWriteError as exc:
-        _err(f"error: {console.safe(str(exc))}; the run could not record its end (the next run in "
-             "this log directory marks it as cut off)")
-        return EXIT_FAIL
-    console.print(console.summary(result.to_json()))
-    if (result.run_dir / "report.html").is_file():
-        console.print(f"report: {console.safe(str(result.run_dir / 'report.html'))}")
-    return _exit_code(result)
+    return run_at_terminal(session, f"replay of {trajectory.run_id}: {settings.task.text}", out, quiet=args.quiet)

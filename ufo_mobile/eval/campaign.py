@@ -32,16 +32,19 @@ BUILTIN_MODELS: tuple[BuiltinModel, ...] = ("oracle", "give-up")
 
 @dataclass(frozen=True)
 class EvalRun:
-    """One planned run: a task's variant for ``seed``, the ``repeat``-th run of the task (from 0)."""
+    """One planned run: a task's variant (for its seed), the ``repeat``-th run of the task (from 0)."""
 
-    task: SuiteTask
-    seed: int
+    instance: TaskInstance
     repeat: int
 
 
 def plan(tasks: Sequence[SuiteTask], *, repeat: int = 1, seed: int = 0) -> list[EvalRun]:
-    """Each task ``repeat`` times, the ``r``-th run with the variant of seed ``seed + r``, task by task."""
-    return [EvalRun(task, seed + r, r) for task in tasks for r in range(repeat)]
+    """Each task ``repeat`` times, the ``r``-th run with the variant of seed ``seed + r``, task by task.
+
+    Raises:
+        ConfigError: a variant does not render (a placeholder, the check or the oracle script).
+    """
+    return [EvalRun(task.instantiate(seed + r), r) for task in tasks for r in range(repeat)]
 
 
 class Campaign:
@@ -113,7 +116,7 @@ class Campaign:
         return [records[i] for i in sorted(records)]
 
     async def _run_one(self, planned: EvalRun) -> dict[str, Any]:
-        instance = planned.task.instantiate(planned.seed)
+        instance = planned.instance
         control = self.runs_in_flight.join()
         try:
             outcome = await run_task(instance, log_dir=self.log_dir, model=self.model_for(instance),
