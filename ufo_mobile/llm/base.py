@@ -50,7 +50,9 @@ class Completion:
 
 @runtime_checkable
 class ChatModel(Protocol):
-    """Anything that turns a conversation into the next assistant reply."""
+    """Anything that turns a conversation into the next assistant reply. A model that never looks
+    at image parts may say so with a class attribute ``reads_images = False``: its pictures are then
+    not encoded (the parts come with empty bytes)."""
 
     name: str
 

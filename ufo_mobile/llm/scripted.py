@@ -51,6 +51,8 @@ class Script(BaseModel):
 class ScriptedModel:
     """Replays a script; records every conversation it was shown in ``.calls``."""
 
+    reads_images = False  # its image parts come without bytes: nothing is encoded for it
+
     def __init__(self, script: Script, *, name: str = "scripted") -> None:
         self.name = name
         self.script = script

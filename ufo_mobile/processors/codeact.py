@@ -76,7 +76,7 @@ class CodeActInteraction(LLMInteraction):
         ])
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        code = await self.ask_until_parsed(ctx, self.build_messages(ctx), parse_code_reply, what="the code reply")
+        code = await self.ask_until_parsed(ctx, await self.conversation(ctx), parse_code_reply, what="the code reply")
         ctx.action = ActionCall(name="code", args={"code": code})
         return None
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from ufo_mobile.llm.reply import ActionCall, AgentReply
     from ufo_mobile.memory.records import StepRecord
     from ufo_mobile.tools.context import ActionResult
-    from ufo_mobile.ui.screen_images import ScreenImages
+    from ufo_mobile.ui.screen_images import ModelImage, ScreenImages
     from ufo_mobile.ui.state import UIState
 
 
@@ -29,9 +29,14 @@ class Observation:
     current_app: CurrentApp
     apps: list[AppInfo]
     screen_size: tuple[int, int]
-    model_image: bytes | None = None  # the annotated screenshot at the size the model gets
+    # the model's picture: the size it is made at (None: there is none, e.g. a secure screen), whether it
+    # has the marks, whether the same without them goes too (perception.send_clean_screenshot), and the
+    # factor from screen to picture pixels. It is encoded on first use (``model_image``): a model that
+    # does not read pixels (a scripted one) never pays for it.
+    model_image_size: tuple[int, int] | None = None
+    model_image_marks: bool = True
+    model_image_with_clean: bool = False
     model_image_scale: float = 1.0
-    model_image_clean: bytes | None = None  # the same without the numbers (perception.send_clean_screenshot)
     cache_hit: bool = False
     dump_attempts: int = 1
     stability: dict[str, Any] = field(default_factory=dict)
@@ -41,6 +46,25 @@ class Observation:
     screenshot_blocked: bool = False  # the screenshot was black (a secure screen): not sent to the model
     # the pictures of this screenshot (decoded once, marked once): the model's and the run directory's
     images: ScreenImages | None = field(default=None, repr=False)
+
+    def model_picture(self) -> ModelImage | None:
+        """The model's picture (made once, then kept by ``images``), or None when there is none."""
+        if self.model_image_size is None or self.images is None:
+            return None
+        return self.images.model_image(self.model_image_size, marks=self.model_image_marks,
+                                       clean=self.model_image_with_clean)
+
+    @property
+    def model_image(self) -> bytes | None:
+        """The annotated screenshot at the size the model gets, as PNG bytes."""
+        picture = self.model_picture()
+        return picture.png if picture is not None else None
+
+    @property
+    def model_image_clean(self) -> bytes | None:
+        """The same without the numbers, when asked for."""
+        picture = self.model_picture()
+        return picture.clean if picture is not None else None
 
 
 @dataclass

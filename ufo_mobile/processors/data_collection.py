@@ -179,8 +179,9 @@ class DataCollection:
         return images
 
     def _model_image(self, obs: Observation) -> None:
-        """The screenshot for the model: the set-of-mark within the longest side and the tile
-        budget (and, if asked for, the same without the numbers)."""
+        """What the model's picture of the screen is: the set-of-mark within the longest side and the
+        tile budget (and, if asked for, the same without the numbers). It is made when a model that
+        reads pixels asks for it (``Observation.model_image``)."""
         p = self.settings
         images = obs.images
         assert images is not None, "run() gives every observation its pictures"
@@ -189,11 +190,9 @@ class DataCollection:
             return
         width, height = obs.screen_size
         budget = p.image_max_tiles if p.image_max_tiles > 0 else 10**6
-        size = fit_to_tiles(width, height, budget, p.image_longest_side)
-        model = images.model_image(size, marks=p.annotate, clean=p.send_clean_screenshot)
-        obs.model_image, obs.model_image_clean, obs.model_image_scale = model.png, model.clean, model.scale
-        if not p.annotate:  # nothing else will draw on it: the full-size pixels can go
-            images.release()
+        size, obs.model_image_scale = images.model_size(fit_to_tiles(width, height, budget, p.image_longest_side))
+        obs.model_image_size, obs.model_image_marks, obs.model_image_with_clean = (
+            size, p.annotate, p.send_clean_screenshot)
 
 
 def _after_action(ctx: StepContext) -> bool:

@@ -10,6 +10,7 @@ available action) goes along for models that take structured output.
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Literal, TypeVar
@@ -107,15 +108,29 @@ class LLMInteraction:
             self.templates.render("blocked") if obs.screenshot_blocked else "",
         ])
 
+    @property
+    def reads_pixels(self) -> bool:
+        """Whether the pictures are made for the model: vision is on and the model reads images (a
+        scripted model says it does not: it gets the parts, without bytes)."""
+        return self.vision and getattr(self.model, "reads_images", True)
+
     def images(self, obs: Observation) -> list[ContentPart]:
-        if not self.vision or obs.model_image is None:
+        if not self.vision or obs.model_image_size is None:
             return []
-        parts: list[ContentPart] = [ImagePart(png=obs.model_image, detail=self.image_detail,
+        picture = obs.model_picture() if self.reads_pixels else None
+        parts: list[ContentPart] = [ImagePart(png=picture.png if picture else b"", detail=self.image_detail,
                                               label=f"annotated screenshot {obs.observation_id}")]
-        if self.clean_screenshot and obs.model_image_clean is not None:
-            parts.append(ImagePart(png=obs.model_image_clean, detail=self.image_detail,
+        if self.clean_screenshot and obs.model_image_with_clean:
+            parts.append(ImagePart(png=(picture.clean or b"") if picture else b"", detail=self.image_detail,
                                    label=f"screenshot {obs.observation_id}"))
         return parts
+
+    async def conversation(self, ctx: StepContext) -> list[ChatMessage]:
+        """``build_messages``, with the model's picture encoded off the event loop first when it is sent."""
+        obs = ctx.observation
+        if obs is not None and self.reads_pixels and obs.model_image_size is not None:
+            await asyncio.to_thread(obs.model_picture)
+        return self.build_messages(ctx)
 
     def build_messages(self, ctx: StepContext) -> list[ChatMessage]:
         obs = ctx.observation
@@ -153,7 +168,7 @@ class LLMInteraction:
         raise AssertionError("unreachable")
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        reply = await self.ask_until_parsed(ctx, self.build_messages(ctx), parse_reply)
+        reply = await self.ask_until_parsed(ctx, await self.conversation(ctx), parse_reply)
         return self._accept(ctx, reply)
 
     def _accept(self, ctx: StepContext, reply: AgentReply) -> Mapping[str, Any]:

@@ -100,7 +100,7 @@ class ManagerInteraction(LLMInteraction):
                                      output=last.get("output", "") or "(nothing)")
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        reply = await self.ask_until_parsed(ctx, self.build_messages(ctx), parse_manager_reply,
+        reply = await self.ask_until_parsed(ctx, await self.conversation(ctx), parse_manager_reply,
                                             what="the manager's reply")
         return self._plan(ctx, reply)
 

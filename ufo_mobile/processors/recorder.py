@@ -55,6 +55,8 @@ class StepRecorder:
                 produce, thumbnail = _annotated(obs)
                 self.writer.write_later(f"{folder}/annotated.png", produce, thumbnail=thumbnail)
                 files["annotated"] = f"{folder}/annotated.png"
+            elif obs.images is not None:  # nothing more is drawn from this screen: its pixels can go
+                obs.images.release()
             put("controls.json", [obs.ui_state.get_element_info(c.index) for c in obs.ui_state.elements])
             put("screen.txt", obs.ui_state.formatted_text)
         if ctx.messages:
@@ -94,7 +96,7 @@ class StepRecorder:
             "current_app_source": obs.current_app_source if obs else None,
             "screenshot_blocked": obs.screenshot_blocked if obs else False,
             "stability": obs.stability if obs else None,
-            "model_image": {"scale": round(obs.model_image_scale, 4), "sent": obs.model_image is not None}
+            "model_image": {"scale": round(obs.model_image_scale, 4), "sent": obs.model_image_size is not None}
             if obs else None,
             "cache": ctx.cache,
             "thought": ctx.reply.thought if ctx.reply else None,

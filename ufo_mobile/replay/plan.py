@@ -68,6 +68,7 @@ class NoModel:
     """The model of a replay that may not fall back: asking it is an error (it is never asked)."""
 
     name = "none (replay)"
+    reads_images = False
 
     async def complete(self, messages: Sequence[ChatMessage], *,
                        schema: dict[str, Any] | None = None) -> Completion:

@@ -91,12 +91,18 @@ class Redactor:
         return text
 
     def data(self, obj: Any) -> Any:
+        """``obj`` with every string in it redacted (a copy; ``obj`` itself when there are no secrets)."""
+        if not self._values:
+            return obj
+        return self._data(obj)
+
+    def _data(self, obj: Any) -> Any:
         if isinstance(obj, str):
             return self.text(obj)
         if isinstance(obj, Mapping):
-            return {k: self.data(v) for k, v in obj.items()}
+            return {k: self._data(v) for k, v in obj.items()}
         if isinstance(obj, list | tuple):
-            return [self.data(v) for v in obj]
+            return [self._data(v) for v in obj]
         return obj
 
 

@@ -92,8 +92,8 @@ class ScreenImages:
         with self._lock:
             found = self._models.get(key)
             if found is None:
-                width, height = png_size(self.png)
-                target = (min(size[0], width), min(size[1], height))
+                width = png_size(self.png)[0]
+                target, _ = self.model_size(size)
                 # the unmarked pixels first: marking draws on them
                 plain = encode_png(shrink(self.decoded(), target)) if clean or not marks else None
                 if marks:
@@ -105,6 +105,13 @@ class ScreenImages:
                 found = ModelImage(sent, plain if clean else None, target[0] / width)
                 self._models[key] = found
             return found
+
+    def model_size(self, size: tuple[int, int]) -> tuple[tuple[int, int], float]:
+        """The size ``model_image(size)`` has (never larger than the screenshot) and its factor from
+        screenshot to picture pixels, known without making it."""
+        width, height = png_size(self.png)
+        target = (min(size[0], width), min(size[1], height))
+        return target, target[0] / width
 
     def annotated_png(self) -> bytes:
         """``annotated.png``: the full-size set-of-mark screenshot as PNG bytes."""

@@ -22,6 +22,7 @@ from ufo_mobile.tools.credentials import CredentialManager
 from ufo_mobile.tools.registry import ToolRegistry
 from ufo_mobile.ui.format import FormatOptions, screen_legend
 from ufo_mobile.ui.provider import AndroidStateProvider
+from ufo_mobile.ui.screen_images import ScreenImages
 from ufo_mobile.ui.state import build_ui_state
 
 
@@ -35,11 +36,17 @@ def registry() -> ToolRegistry:
     return build_tool_registry(settings, driver, AndroidStateProvider(driver), CredentialManager())
 
 
-def observation() -> Observation:
+def observation(clean: bool = False) -> Observation:
     ui = build_ui_state(SCREEN_XML, observation_id="obs-1", format_options=FormatOptions(legend=False))
-    return Observation("obs-1", blank_png(), ui, CurrentApp("com.example.app"),
+    png = blank_png()
+    return Observation("obs-1", png, ui, CurrentApp("com.example.app"),
                        [AppInfo("com.android.settings", "Settings")], (1080, 2400),
-                       model_image=b"annotated-png", model_image_clean=b"clean-png")
+                       model_image_size=(540, 1200), model_image_with_clean=clean, model_image_scale=0.5,
+                       images=ScreenImages(png, ui.elements))
+
+
+class SeeingModel(ScriptedModel):
+    reads_images = True  # a stand-in for a model that reads pixels
 
 
 def test_templates_are_strict_both_ways() -> None:
@@ -67,8 +74,8 @@ def test_every_optional_part_present_and_absent(plan: bool, memory: bool, secret
     shared = SharedState(plan=["open Settings", "tap Wi-Fi"] if plan else [],
                          memory=["the code is 4411"] if memory else [])
     ctx = StepContext(run_id="r", step=2, agent_name="A", request="Turn on Wi-Fi", shared=shared,
-                      observation=observation())
-    phase = LLMInteraction(ScriptedModel(Script(replies=["x"])), registry(), vision=vision, clean_screenshot=clean,
+                      observation=observation(clean))
+    phase = LLMInteraction(SeeingModel(Script(replies=["x"])), registry(), vision=vision, clean_screenshot=clean,
                            secret_ids=["github_password"] if secrets else [])
     system, user = phase.build_messages(ctx)
     system_text, user_text = system.text(), user.text()
@@ -82,7 +89,11 @@ def test_every_optional_part_present_and_absent(plan: bool, memory: bool, secret
     assert ("- the code is 4411" in user_text) is memory
     assert ("type_secret" in system_text and "github_password" in system_text) is secrets
     images = [p for p in user.content if isinstance(p, ImagePart)] if not isinstance(user.content, str) else []
-    assert [i.png for i in images] == ([b"annotated-png"] + ([b"clean-png"] if clean else [])) * vision
+    picture = ctx.observation.model_picture() if ctx.observation else None
+    assert picture is not None and picture.png.startswith(b"\x89PNG") and (picture.clean is not None) is clean
+    assert [i.png for i in images] == ([picture.png] + ([picture.clean] if clean else [])) * vision
+    labels = ["annotated screenshot obs-1"] + (["screenshot obs-1"] if clean else [])
+    assert [i.label for i in images] == labels * vision
     assert all(i.detail == "high" for i in images)
     assert isinstance(user.content, list) and isinstance(user.content[0], TextPart)
 
@@ -113,3 +124,21 @@ async def test_the_schema_goes_to_the_model_and_each_call_is_recorded() -> None:
     assert seen == [phase.schema, phase.schema]
     assert [c["calls"] for c in ctx.model_calls] == [1, 1] and ctx.usage.calls == 2
     assert parse_reply(ctx.raw_replies[-1]).status == "FINISH"
+
+
+@pytest.mark.parametrize("clean", [False, True])
+async def test_a_model_that_reads_no_images_gets_the_parts_without_the_encoding(clean: bool) -> None:
+    obs = observation(clean)
+    ctx = StepContext(run_id="r", step=1, agent_name="A", request="Turn on Wi-Fi", shared=SharedState(),
+                      observation=obs)
+    blind = LLMInteraction(ScriptedModel(Script(replies=["x"])), registry(), clean_screenshot=clean)
+    _, user = await blind.conversation(ctx)
+    images = [p for p in user.content if isinstance(p, ImagePart)] if not isinstance(user.content, str) else []
+    expected = [("annotated screenshot obs-1", b"")] + [("screenshot obs-1", b"")] * clean
+    assert [(i.label, i.png) for i in images] == expected
+    assert obs.images is not None and obs.images._models == {}  # nothing was made for it
+    seeing = LLMInteraction(SeeingModel(Script(replies=["x"])), registry(), clean_screenshot=clean)
+    _, user = await seeing.conversation(ctx)
+    assert len(obs.images._models) == 1  # made once, off the loop, then read from the cache
+    sent = [p.png for p in user.content if isinstance(p, ImagePart)] if not isinstance(user.content, str) else []
+    assert len(sent) == 1 + clean and all(png.startswith(b"\x89PNG") for png in sent)

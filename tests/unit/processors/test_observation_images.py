@@ -57,7 +57,9 @@ async def test_a_cached_observation_of_an_unchanged_screen_is_not_drawn_or_encod
     phase = DataCollection(driver, ControlCache(ttl=60), PerceptionSettings())
     first, second = _ctx(1), _ctx(2)
     await phase.run(first)
-    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 1}  # the model's picture
+    assert counted.calls == {"decode": 1, "draw_marks": 0, "encode_png": 0}  # the pictures wait to be asked for
+    assert first.observation is not None and first.observation.model_image is not None  # a model that reads them
+    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 1}
     await phase.run(second)  # the control cache hits and the screenshot is the same bytes
     assert second.cache["hit"] == 1
     assert first.observation is not None and second.observation is not None
@@ -81,8 +83,9 @@ async def test_a_step_marks_its_screenshot_once_for_the_model_and_the_run_direct
                         logs=LogSettings(dir=tmp_path))
     result = await Session(settings, device=driver, model=ScriptedModel(Script(replies=[finish]))).run()
     assert result.status == "FINISH"
-    # one decode and one drawing; encoded: the model's picture, annotated.png, the report's thumbnail
-    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 3}
+    # one decode and one drawing; encoded: annotated.png and the report's thumbnail (a scripted model
+    # reads no pixels: no picture is made for it)
+    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 2}
     with Image.open(result.run_dir / "steps" / "0001" / "annotated.png") as annotated:
         assert annotated.size == (1080, 2400)
     assert (result.run_dir / "report.html").is_file()

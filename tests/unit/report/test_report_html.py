@@ -157,3 +157,9 @@ def test_text_in_every_script_gets_an_embedded_font(tmp_path: Path) -> None:
     assert len(fonts) >= 4  # Latin and Cyrillic, Arabic, CJK, emoji
     families = re.search(r"body \{[^}]*font-family: ([^;]+);", page)
     assert families is not None and families.group(1).startswith('"report-font-0", "report-font-1"')
+
+
+def test_page_text_is_the_shown_text_only() -> None:
+    markup = ('<style>.a{content:"Ж"}</style><p class="x&quot;y" data-uri="data:image/png;base64,QUJD">'
+              'Wi&#8209;Fi &amp; caf&eacute; 设置</p><script>var z = "λ";</script><img alt="Ω" src="data:,">')
+    assert page_text(markup) == "".join(sorted(set("Wi\u2011Fi & café 设置")))
