@@ -1,6 +1,7 @@
 """ufo_mobile: an explicit finite-state-machine runtime for LLM agents that operate Android phones."""
 
 from ufo_mobile.agents.mobile import MobileAgent
+from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.errors import (
     ConfigError,
@@ -9,24 +10,32 @@ from ufo_mobile.errors import (
     StateMachineError,
     UfoMobileError,
 )
+from ufo_mobile.host.inprocess import HostedRun, open_agent, round_outcome
 from ufo_mobile.llm.base import ChatModel, Completion, Usage
 from ufo_mobile.llm.scripted import ScriptedModel
 from ufo_mobile.session import Round, RunResult, Session
 from ufo_mobile.settings import Settings, load_settings
+from ufo_mobile.states.base import AgentState, AgentStateManager
+from ufo_mobile.states.mobile import MobileAgentStateManager
 from ufo_mobile.status import MobileAgentStatus
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgentState",
+    "AgentStateManager",
     "ChatModel",
     "Completion",
     "ConfigError",
     "DeviceDriver",
     "DeviceError",
+    "HostedRun",
     "LLMError",
     "MobileAgent",
+    "MobileAgentStateManager",
     "MobileAgentStatus",
     "Round",
+    "RunContext",
     "RunResult",
     "ScriptedModel",
     "Session",
@@ -35,4 +44,6 @@ __all__ = [
     "UfoMobileError",
     "Usage",
     "load_settings",
+    "open_agent",
+    "round_outcome",
 ]

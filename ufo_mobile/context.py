@@ -40,10 +40,25 @@ class RunContext:
     current_step_task: asyncio.Task[Any] | None = field(default=None, repr=False)
     current_step: StepContext | None = field(default=None, repr=False)
     run_task: asyncio.Task[Any] | None = field(default=None, repr=False)
+    # What a session host shares between its agents and rounds (``ufo_mobile.host.inprocess``): the
+    # steps of the current round, each ended round's outcome, and anything else the agents agree on.
+    round_step: int = 0
+    results: list[dict[str, Any]] = field(default_factory=list)
+    blackboard: dict[str, Any] = field(default_factory=dict)
 
     @property
     def run_dir(self) -> Path:
         return self.writer.run_dir
+
+    @property
+    def session_step(self) -> int:
+        """Steps taken in the session so far (UFO's SESSION_STEP; the same as ``step``)."""
+        return self.step
+
+    @property
+    def cost(self) -> float | None:
+        """The models' cost so far in US dollars; None when a price is unknown (never a made-up $0)."""
+        return self.usage.cost_usd
 
     def cancel_step(self, reason: str) -> bool:
         """Fail the running step with ``reason`` and cancel it; it is still recorded. False if none runs.

@@ -28,7 +28,8 @@ import os
 import shutil
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -126,6 +127,19 @@ class RunResult:
         return data
 
 
+@dataclass
+class LiveRun:
+    """A run opened by ``Session.opened``: its root agent, the context every agent of it shares, and
+    its phone. ``final`` is the agent that ended the round (the body sets it; the root agent when
+    left unset); ``result`` is set once the run is recorded."""
+
+    agent: BasicAgent
+    context: RunContext
+    device: DeviceDriver
+    final: AgentLike | None = None
+    result: RunResult | None = None
+
+
 class Session:
     def __init__(self, settings: Settings, *, device: DeviceDriver | None = None,
                  model: ChatModel | None = None, run_id: str | None = None,
@@ -198,6 +212,28 @@ class Session:
         return writer
 
     async def run(self) -> RunResult:
+        async with self.opened() as live:
+            ctx = live.context
+            # The round runs as a task of its own, so that a second signal can abandon it (and only it).
+            ctx.run_task = round_task = asyncio.ensure_future(self._run_round(live.agent, live.device, ctx))
+            try:
+                live.final = await round_task
+            except asyncio.CancelledError:
+                if not (ctx.abandoned and round_task.cancelled()):
+                    raise
+                ctx.logger.warning("run_abandoned", reason=ctx.stop_reason, step=ctx.step)
+                live.agent.fail_with(ctx.stop_reason)
+                live.final = live.agent
+        assert live.result is not None, "opened() gives every run that ends its result"
+        return live.result
+
+    @asynccontextmanager
+    async def opened(self) -> AsyncIterator[LiveRun]:
+        """The run, ready to be driven: model, run directory, device and agent made, nothing run yet.
+        The body drives the agent (``run`` runs the round; a host runs its own loop: see
+        ``ufo_mobile.host.inprocess``) and sets ``final`` to the agent that ended it; on the way out
+        the run is recorded and closed as ``run`` does, and ``result`` says how it ended. A run the
+        body left before its round ended is a FAIL with the reason, never a success."""
         s = self.settings
         started = time.monotonic()
         check_tool_settings(s.tools)  # a custom tool that does not load is a config error: no run directory
@@ -238,23 +274,18 @@ class Session:
                                logger=logger, step_timer=self.step_timer, credentials=self.credentials,
                                operator=self.operator)
             agent.run_id = self.run_id
-            # The round runs as a task of its own, so that a second signal can abandon it (and only it).
-            ctx.run_task = round_task = asyncio.ensure_future(self._run_round(agent, device, ctx))
-            try:
-                final = await round_task
-            except asyncio.CancelledError:
-                if not (ctx.abandoned and round_task.cancelled()):
-                    raise
-                logger.warning("run_abandoned", reason=ctx.stop_reason, step=ctx.step)
-                agent.fail_with(ctx.stop_reason)
-                final = agent
+            live = LiveRun(agent, ctx, device)
+            yield live
+            final = live.final or agent
+            if not final.state.is_round_end() and final.status != MobileAgentStatus.FAIL:
+                final.fail_with("the host left the run before its round ended")
             result = self._result(final, ctx, started)
             if isinstance(agent, ReplayAgent):
                 result.replay = agent.progress.to_json()
             if cache is not None:
                 result.run_cache = self._cache_after(result, cache, request, logger)
             writer.write_run({**self._start, **result.to_json()})
-            return result
+            live.result = result
         except RunWriteError:
             raise  # even the final run.json could not be written: the next run marks this one cut off
         except BaseException as exc:
@@ -323,20 +354,7 @@ class Session:
                            previous_reason=point.run.get("reason", ""))
 
     async def _run_round(self, agent: BasicAgent, device: DeviceDriver, ctx: RunContext) -> AgentLike:
-        connect = asyncio.ensure_future(device.connect())
-        ctx.current_step_task = connect  # a signal cancels the connect like a step
-        try:
-            await connect
-        except DeviceError as exc:
-            agent.fail_with(f"cannot connect to the device: {exc}")
-        except asyncio.CancelledError:
-            if not (connect.cancelled() and ctx.interrupted and not ctx.abandoned):
-                raise
-            agent.fail_with(ctx.stop_reason)
-        finally:
-            ctx.current_step_task = None
-        if agent.status == MobileAgentStatus.FAIL:  # the rulebook's NONE -> FAIL: the run never started
-            agent.set_state(agent.state.next_state(agent))
+        await connect_device(agent, device, ctx)
         return await Round(ctx.request, agent, ctx).run()
 
     def _result(self, agent: AgentLike, ctx: RunContext, started: float) -> RunResult:
@@ -494,3 +512,22 @@ async def _close(device: DeviceDriver, limit: float) -> None:
         await asyncio.wait_for(device.close(), limit)
     except (DeviceError, TimeoutError):
         pass
+
+
+async def connect_device(agent: BasicAgent, device: DeviceDriver, ctx: RunContext) -> None:
+    """Connect the run's phone, cancellable by a signal like a step; a phone that cannot be reached
+    (or a signal) puts the agent in FAIL with the reason before its first step."""
+    connect = asyncio.ensure_future(device.connect())
+    ctx.current_step_task = connect  # a signal cancels the connect like a step
+    try:
+        await connect
+    except DeviceError as exc:
+        agent.fail_with(f"cannot connect to the device: {exc}")
+    except asyncio.CancelledError:
+        if not (connect.cancelled() and ctx.interrupted and not ctx.abandoned):
+            raise
+        agent.fail_with(ctx.stop_reason)
+    finally:
+        ctx.current_step_task = None
+    if agent.status == MobileAgentStatus.FAIL:  # the rulebook's NONE -> FAIL: the run never started
+        agent.set_state(agent.state.next_state(agent))

@@ -97,6 +97,7 @@ class BasicAgent:
     def new_step(self, context: RunContext) -> StepContext:
         """The next step of the run, on the run's shared state."""
         context.step += 1
+        context.round_step += 1
         self.step, self.run_id = context.step, context.run_id
         if not context.shared.instruction:
             context.shared = apply_update(context.shared, {"instruction": context.request})
