@@ -131,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     from ufo_mobile.cli.eval_cmd import add_eval_parser
 
     add_eval_parser(sub)
+    from ufo_mobile.cli.mcp_cmd import add_mcp_parser
+
+    add_mcp_parser(sub)
     return parser
 
 
@@ -351,8 +354,14 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     return run_eval(args, out)
 
 
+def cmd_mcp(args: argparse.Namespace, out: TextIO) -> int:
+    from ufo_mobile.cli.mcp_cmd import run_mcp
+
+    return run_mcp(args, out)
+
+
 COMMANDS = {"run": cmd_run, "report": cmd_report, "ui": cmd_ui, "devices": cmd_devices, "sim": cmd_sim,
-            "replay": cmd_replay, "eval": cmd_eval, "batch": cmd_batch}
+            "replay": cmd_replay, "eval": cmd_eval, "batch": cmd_batch, "mcp": cmd_mcp}
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

@@ -1,0 +1,286 @@
+"""The MCP device server driven by the ``mcp`` SDK's own clients: over stdio (the command line as a
+subprocess, on the built-in simulated phone and on an emulated phone behind the real adb server) and
+over streamable HTTP (both servers in one event loop sharing one state, and the command line)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import xml.etree.ElementTree as ET
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from tests.adb_server import PrivateAdbServer
+from tests.faults.conftest import HANG_GUARD, ROOT, Cli, cli, one_line_error
+from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.errors import DeviceDisconnectedError
+from ufo_mobile.host.mcp_server import Listening, bind, serve
+from ufo_mobile.host.mcp_state import MobileServerState
+from ufo_mobile.sim.phone import SimPhone
+
+pytestmark = pytest.mark.integration
+
+DATA_TOOLS = ["capture_screenshot", "get_ui_tree", "get_device_info", "get_mobile_app_target_info",
+              "get_app_window_controls_target_info"]
+ACTION_TOOLS = ["tap", "swipe", "type_text", "launch_app", "press_key", "click_control", "wait", "invalidate_cache"]
+HOSTILE = "Milk & eggs; $(reboot) 'q' \"dq\" `id` | x"  # nothing here may reach a shell as syntax
+
+
+async def call(client: Client, tool: str, **arguments: Any) -> Any:
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    content = result.structured_content
+    assert content is not None
+    return content["result"] if set(content) == {"result"} else content
+
+
+async def click(client: Client, name: str, *, actions: Client | None = None) -> None:
+    """Observe (through ``client``), then click the control called ``name`` (through ``actions``)."""
+    controls = await call(client, "get_app_window_controls_target_info")
+    found = [c for c in controls if c["name"] == name]
+    assert found, (name, [c["name"] for c in controls])
+    clicked = await call(actions or client, "click_control", control_id=found[0]["id"], control_name=name)
+    assert clicked["success"] is True, clicked
+
+
+async def ui_texts(client: Client) -> list[str]:
+    tree = await call(client, "get_ui_tree", )
+    assert tree["success"] is True, tree
+    return [node.get("text", "") for node in ET.fromstring(tree["ui_tree"]).iter("node")]
+
+
+async def checked(client: Client, text: str) -> bool:
+    tree = await call(client, "get_ui_tree")
+    return any(n.get("checked") == "true" for n in ET.fromstring(tree["ui_tree"]).iter("node") if n.get("text") == text)
+
+
+async def wifi_and_a_note(client: Client, note: str) -> None:
+    """Turn Wi-Fi on in Settings and type ``note`` as a new note's title, through the tools only."""
+    assert (await call(client, "launch_app", package_name="com.android.settings"))["success"] is True
+    await click(client, "Wi-Fi")
+    await click(client, "Use Wi-Fi")
+    assert await checked(client, "Use Wi-Fi")
+    launched = await call(client, "launch_app", package_name="Notes")  # by name: resolved to the package
+    assert launched["success"] is True and launched["package_name"] == "com.example.notes", launched
+    await click(client, "New note")
+    controls = await call(client, "get_app_window_controls_target_info")
+    field = next(c for c in controls if c["type"] == "EditText")
+    typed = await call(client, "type_text", text=note, control_id=field["id"], control_name=field["name"])
+    assert typed["success"] is True, typed
+    assert note in await ui_texts(client)
+
+
+@asynccontextmanager
+async def stdio_session(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> AsyncIterator[Client]:
+    """``python -m ufo_mobile mcp --transport stdio ARGS`` under the SDK's stdio client (legacy
+    initialize handshake, as UFO's client does); its stderr goes to ``tmp_path/mcp.err``."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    params = StdioServerParameters(command=sys.executable,
+                                   args=["-m", "ufo_mobile", "mcp", "--transport", "stdio", *args],
+                                   env={"PYTHONPATH": str(ROOT), "HOME": str(home), **(env or {})}, cwd=str(tmp_path))
+    with (tmp_path / "mcp.err").open("w") as errlog:
+        async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
+            yield client
+
+
+async def test_stdio_serves_both_groups_on_the_simulated_phone(tmp_path: Path) -> None:
+    async with stdio_session(tmp_path, "--device", "sim") as client:
+        tools = [tool.name for tool in (await client.list_tools()).tools]
+        assert tools == DATA_TOOLS + ACTION_TOOLS
+        await wifi_and_a_note(client, HOSTILE + " ünï")
+        shot = await call(client, "capture_screenshot")
+        assert shot.startswith("data:image/png;base64,")
+    err = (tmp_path / "mcp.err").read_text()
+    assert "mcp: serving the data and action tools of the simulated phone on stdio" in err
+    assert "mcp: stopped; the simulated phone closed" in err  # the client closed stdin: a clean exit
+
+
+def test_stdio_writes_nothing_but_protocol_to_stdout(tmp_path: Path) -> None:
+    """A raw client: one JSON-RPC line out, one line back, and nothing else ever on stdout."""
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "get_app_window_controls_target_info", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "tap", "arguments": {"x": 1, "y": 1}}},
+    ]
+    proc = subprocess.Popen([sys.executable, "-m", "ufo_mobile", "mcp", "--transport", "stdio", "--device", "sim"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path)})
+    guard = threading.Timer(HANG_GUARD, proc.kill)  # only ever fires when the server hangs
+    guard.start()
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        replies = []
+        for request in requests:
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+            if "id" in request:
+                replies.append(json.loads(proc.stdout.readline()))  # the next line is its answer
+        rest, err = proc.communicate()  # closes stdin: the server's cue to stop
+    finally:
+        guard.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert rest == ""
+    assert [r["id"] for r in replies] == [1, 2, 3]
+    assert replies[1]["result"]["structuredContent"]["result"][0]["kind"] == "control"
+    assert replies[2]["result"]["structuredContent"]["success"] is True
+
+
+def test_stdio_stops_on_sigterm_while_the_client_is_silent(tmp_path: Path) -> None:
+    """No read of the silent client's stdin may outlive the server (a thread blocked in it once
+    crashed the interpreter's exit)."""
+    proc = subprocess.Popen([sys.executable, "-m", "ufo_mobile", "mcp", "--transport", "stdio", "--device", "sim"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path)},
+                            start_new_session=True)
+    try:
+        assert proc.stderr is not None
+        assert proc.stderr.readline().startswith("mcp: serving the data and action tools")  # ready: now signal
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=HANG_GUARD)  # stdin stays open: the signal alone stops it
+        out, err = proc.communicate()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert out == "" and err.strip() == "mcp: stopped; the simulated phone closed"
+
+
+@pytest.fixture
+def emulated_phone(adb_server: PrivateAdbServer, tmp_path: Path) -> Iterator[tuple[Cli, str]]:
+    """The simulated phone served over ADB by a ``sim --port 0`` process (so it can be frozen)."""
+    sim = Cli("sim", "--port", "0", cwd=tmp_path)
+    try:
+        line = sim.wait_line("simulated phone listening on 127.0.0.1:")
+        yield sim, f"127.0.0.1:{int(line.split('127.0.0.1:')[1].split(';')[0])}"
+    finally:
+        sim.signal(signal.SIGKILL)
+        sim.finish()
+        adb_server.run("disconnect")
+
+
+async def test_stdio_drives_a_phone_behind_the_adb_server(tmp_path: Path, adb_server: PrivateAdbServer,
+                                                          emulated_phone: tuple[Cli, str]) -> None:
+    sim, serial = emulated_phone
+    async with stdio_session(tmp_path, "--device", serial, "--adb-port", str(adb_server.port), "--timeout", "3",
+                             env={"ANDROID_ADB_SERVER_PORT": str(adb_server.port)}) as client:
+        await wifi_and_a_note(client, HOSTILE)
+        info = await call(client, "get_device_info")
+        assert info["device_info"]["model"] == "UFO Sim Phone"
+        assert info["device_info"]["screen_size"].startswith("Physical size: 1080x2400")
+        sim.signal(signal.SIGSTOP)  # the phone freezes: a call fails after the timeout instead of hanging
+        try:
+            frozen = await call(client, "tap", x=5, y=5)
+        finally:
+            sim.signal(signal.SIGCONT)
+        assert frozen["success"] is False and "timed out after 3 s" in frozen["error"], frozen
+    assert f"mcp: stopped; {serial} closed" in (tmp_path / "mcp.err").read_text()
+
+
+async def test_http_servers_share_one_state_in_one_process() -> None:
+    phone = SimPhone()
+    driver = SimDriver(phone)
+    state = MobileServerState(driver, timeout=10.0, clock=lambda: 0.0)  # a cached screen only ages by an action
+    sockets = {"data": bind("127.0.0.1", 0), "action": bind("127.0.0.1", 0)}
+    stop, listening = asyncio.Event(), asyncio.Future[Listening]()
+    server = asyncio.create_task(serve(state, ["data", "action"], "http", sockets=sockets, stop=stop,
+                                       ready=listening.set_result))
+    try:
+        urls = (await asyncio.wait_for(listening, 60)).urls
+        assert urls["data"].endswith("/mcp") and urls["data"] != urls["action"]
+        async with Client(urls["data"]) as data, Client(urls["action"]) as action:
+            assert [t.name for t in (await data.list_tools()).tools] == DATA_TOOLS
+            assert [t.name for t in (await action.list_tools()).tools] == ACTION_TOOLS
+
+            launched = await call(action, "launch_app", package_name="com.android.settings")
+            assert launched["success"] is True and phone.current_app().package == "com.android.settings"
+            await click(data, "Wi-Fi", actions=action)  # an id observed on one server, clicked on the other
+            await click(data, "Use Wi-Fi", actions=action)
+            assert phone.state("com.android.settings")["wifi"] is True
+
+            await call(action, "launch_app", package_name="com.example.notes")
+            await click(data, "New note", actions=action)
+            controls = await call(data, "get_app_window_controls_target_info")
+            field = next(c for c in controls if c["type"] == "EditText")
+            typed = await call(action, "type_text", text=HOSTILE, control_id=field["id"], control_name=field["name"])
+            assert typed["success"] is True, typed
+            assert phone.state("com.example.notes")["title"] == HOSTILE
+
+            # the cached screen is served until the action server is told to forget it
+            before = await call(data, "get_app_window_controls_target_info")
+            phone.start_app("com.android.settings")  # behind the server's back
+            assert await call(data, "get_app_window_controls_target_info") == before
+            assert (await call(action, "invalidate_cache", cache_type="controls"))["success"] is True
+            after = await call(data, "get_app_window_controls_target_info")
+            assert after != before and "Wi-Fi" in [c["name"] for c in after]
+    finally:
+        stop.set()
+        await asyncio.wait_for(server, 60)
+    with pytest.raises(DeviceDisconnectedError):  # the phone was closed on the way out
+        await driver.tap(1, 1)
+
+
+async def test_http_command_line_serves_until_sigterm(tmp_path: Path) -> None:
+    server = Cli("mcp", "--device", "sim", "--data-port", "0", "--action-port", "0", cwd=tmp_path,
+                 env={"HOME": str(tmp_path)})
+    try:
+        data_url = server.wait_line("mcp data server (MobileDataCollector) listening on ").split()[-1]
+        action_url = server.wait_line("mcp action server (MobileActionExecutor) listening on ").split()[-1]
+        async with Client(data_url.replace("127.0.0.1", "localhost"), mode="legacy") as data, \
+                Client(action_url, mode="legacy") as action:
+            assert [t.name for t in (await data.list_tools()).tools] == DATA_TOOLS
+            apps = await call(data, "get_mobile_app_target_info", filter="notes")
+            assert (await call(action, "launch_app", package_name=apps[0]["type"], id=apps[0]["id"]))["success"]
+            assert "Notes" in await ui_texts(data)
+    finally:
+        server.signal(signal.SIGTERM)
+        code, _, err = server.finish()
+    assert code == 0, err
+    assert err.strip().splitlines()[-1] == "mcp: stopped; the simulated phone closed"
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["--data-port", "70000"], "--data-port"),
+    (["--timeout", "0"], "--timeout"),
+    (["--device", "sim:2"], "--device"),
+    (["--device", "sim", "--driver", "u2"], "--driver"),
+    (["--server", "both", "--data-port", "9999", "--action-port", "9999"], "--action-port"),
+])
+def test_bad_flags_are_one_line_naming_the_flag(tmp_path: Path, args: list[str], flag: str) -> None:
+    code, out, err = cli("mcp", *args, cwd=tmp_path)
+    one_line_error(code, err, flag)
+    assert out == ""
+
+
+def test_a_port_in_use_and_a_phone_that_is_not_there(tmp_path: Path, adb_server: PrivateAdbServer) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        code, _, err = cli("mcp", "--device", "sim", "--data-port", port, "--action-port", "0", cwd=tmp_path)
+        assert "Address already in use" in one_line_error(code, err, "--data-port", port)
+    for transport in ("http", "stdio"):
+        code, out, err = cli("mcp", "--transport", transport, "--device", "127.0.0.1:9", "--adb-port",
+                             str(adb_server.port), "--timeout", "5", "--data-port", "0", "--action-port", "0",
+                             cwd=tmp_path, env={"HOME": str(tmp_path)})
+        one_line_error(code, err, "--device", "cannot open 127.0.0.1:9")
+        assert out == ""

@@ -1,0 +1,206 @@
+"""``python -m ufo_mobile mcp``: a drop-in for UFO's mobile MCP servers (data collection on 8020,
+actions on 8021, path /mcp), or the same tools on stdio.
+
+Exit codes: 0 when stopped (Ctrl-C, SIGTERM, or the stdio client closing its end), 2 for a bad flag,
+a port that cannot be listened on or a phone that cannot be opened (one line naming the flag).
+With ``--transport stdio`` nothing but MCP messages is written to standard output; everything
+else (logs, the ready line) goes to standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import socket
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
+
+from ufo_mobile.cli import EXIT_OK, _err
+from ufo_mobile.errors import ConfigError, DeviceError
+from ufo_mobile.safe_text import printable
+from ufo_mobile.settings import DeviceSettings
+
+if TYPE_CHECKING:
+    from ufo_mobile.host.mcp_server import Listening
+    from ufo_mobile.host.mcp_state import MobileServerState
+
+DEVICE_KEY = "--device"
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 3600 seconds, not {value:g}")
+    return value
+
+
+def add_mcp_parser(sub: Any) -> None:
+    """The ``mcp`` command's arguments (``sub``: the command line's subparsers)."""
+    from ufo_mobile.cli import port_number
+
+    default_timeout = DeviceSettings().command_timeout_seconds
+    mcp = sub.add_parser(
+        "mcp", help="serve a phone as UFO's mobile MCP servers (data 8020, actions 8021; or stdio)",
+        description="Serve a phone over MCP under the tool names, arguments and results of UFO's mobile MCP "
+                    "servers, so that UFO's MobileAgent (config/ufo/mcp.yaml: MobileDataCollector on 8020, "
+                    "MobileActionExecutor on 8021, path /mcp) works against it unchanged. One process serves "
+                    "both groups with one shared screen state. Stop it with Ctrl-C or SIGTERM.")
+    mcp.add_argument("--server", choices=("data", "action", "both"), default="both",
+                     help="which tools to serve: data collection, actions, or both (default)")
+    mcp.add_argument("--transport", choices=("http", "stdio"), default="http",
+                     help="http: streamable HTTP, each group on its own port at /mcp (default, as UFO); "
+                          "stdio: the chosen tools on standard input/output")
+    mcp.add_argument("--host", default="127.0.0.1",
+                     help="address to listen on (http; default 127.0.0.1: this machine only)")
+    mcp.add_argument("--data-port", type=port_number, default=8020, metavar="PORT",
+                     help="port of the data collection server (http; default 8020; 0 picks a free one)")
+    mcp.add_argument("--action-port", type=port_number, default=8021, metavar="PORT",
+                     help="port of the action server (http; default 8021; 0 picks a free one)")
+    mcp.add_argument("--device", metavar="SPEC",
+                     help="the phone: 'sim' (the built-in simulated phone), SERIAL or HOST:PORT on the adb server, "
+                          "or SERIAL@HOST:PORT on a remote adb server (default: the only phone on the adb server)")
+    mcp.add_argument("--driver", choices=("adb", "u2"),
+                     help="with a real phone: plain adb (default) or uiautomator2 (falls back to adb)")
+    mcp.add_argument("--adb-port", type=port_number, metavar="PORT",
+                     help="the adb server's port (default $ANDROID_ADB_SERVER_PORT or 5037)")
+    mcp.add_argument("--timeout", type=seconds, default=default_timeout, metavar="SECONDS",
+                     help=f"the bound on every device call (default {default_timeout:g}); a call that runs out "
+                          "fails with the reason instead of hanging")
+
+
+def device_settings(args: argparse.Namespace) -> DeviceSettings:
+    """The phone ``--device``, ``--driver`` and ``--adb-port`` name.
+
+    Raises:
+        ConfigError: a spec that names no single phone, or flags that contradict it.
+    """
+    from ufo_mobile.fleet.devices import parse_item
+
+    spec: str | None = args.device
+    common: dict[str, Any] = {"command_timeout_seconds": args.timeout}
+    if spec is not None and spec.strip() == "sim":
+        if args.driver:
+            raise ConfigError("--driver is for real phones; the simulated phone needs none", key="--driver")
+        return DeviceSettings(kind="sim", **common)
+    common["kind"] = args.driver or "adb"
+    if args.adb_port is not None:
+        common["adb_port"] = args.adb_port
+    if spec is None:
+        return DeviceSettings(**common)
+    try:
+        source = parse_item(spec.strip())
+    except ConfigError as exc:
+        raise ConfigError(f"{printable(spec, 80)!r} is not a phone (expected sim, SERIAL, HOST:PORT or "
+                          "SERIAL@HOST:PORT)", key=DEVICE_KEY) from exc
+    if source.kind in ("sim", "server"):
+        raise ConfigError(f"{printable(spec, 80)!r} names several phones; one server serves one phone "
+                          "(sim, SERIAL, HOST:PORT or SERIAL@HOST:PORT)", key=DEVICE_KEY)
+    if source.kind == "remote":
+        if args.adb_port is not None:
+            raise ConfigError("give the adb server in --device SERIAL@HOST:PORT or with --adb-port, not both",
+                              key="--adb-port")
+        return DeviceSettings(serial=source.serial, adb_host=source.host, adb_port=source.port, **common)
+    return DeviceSettings(serial=source.serial, **common)
+
+
+def _groups(server: str) -> tuple[str, ...]:
+    return ("data", "action") if server == "both" else (server,)
+
+
+def _bind_all(args: argparse.Namespace, groups: tuple[str, ...]) -> dict[str, socket.socket]:
+    """The listening sockets of the HTTP servers, bound before the phone is touched."""
+    from ufo_mobile.host.mcp_server import bind
+
+    ports = {"data": args.data_port, "action": args.action_port}
+    if len(groups) == 2 and ports["data"] == ports["action"] != 0:
+        raise ConfigError(f"the data server already listens on {ports['data']}", key="--action-port")
+    if not args.host.strip():
+        raise ConfigError("the address is empty", key="--host")
+    sockets: dict[str, socket.socket] = {}
+    try:
+        for group in groups:
+            try:
+                sockets[group] = bind(args.host, ports[group])
+            except socket.gaierror as exc:
+                raise ConfigError(f"cannot resolve {printable(args.host, 80)!r}: {exc.strerror}", key="--host") from exc
+            except OSError as exc:
+                raise ConfigError(f"cannot listen on {printable(args.host, 80)}:{ports[group]}: "
+                                  f"{exc.strerror or exc}", key=f"--{group}-port") from exc
+    except ConfigError:
+        for sock in sockets.values():
+            sock.close()
+        raise
+    return sockets
+
+
+def stderr_logger() -> Any:
+    """A structlog logger writing key=value lines to standard error (never to the protocol's stdout)."""
+    import structlog
+
+    return structlog.wrap_logger(
+        structlog.PrintLogger(sys.stderr),
+        processors=[structlog.processors.add_log_level, structlog.processors.TimeStamper(fmt="iso", utc=True),
+                    structlog.processors.KeyValueRenderer(key_order=["timestamp", "level", "event"])],
+        context_class=dict, cache_logger_on_first_use=False)
+
+
+def run_mcp(args: argparse.Namespace, out: TextIO) -> int:
+    try:
+        import mcp  # noqa: F401  (an optional dependency: the 'host' extra)
+    except ImportError:
+        raise ConfigError("needs the MCP SDK: pip install 'ufo-mobile[host]'", key="mcp") from None
+    from ufo_mobile.device.factory import make_driver
+    from ufo_mobile.host.mcp_server import NAMESPACES, is_loopback
+    from ufo_mobile.host.mcp_state import MobileServerState
+
+    groups = _groups(args.server)
+    settings = device_settings(args)
+    http = args.transport == "http"
+    sockets = _bind_all(args, groups) if http else {}
+    if http and not is_loopback(args.host):
+        _err(f"warning: listening on {printable(args.host, 80)}, not only on this machine: anyone who can reach "
+             "it can drive the phone (MCP has no authentication here)")
+    logger = stderr_logger()
+    try:
+        driver = make_driver(settings, logger=logger)
+        state = MobileServerState(driver, timeout=args.timeout, logger=logger)
+        label = "the simulated phone" if settings.kind == "sim" else (settings.serial or "the only adb phone")
+
+        def ready(listening: Listening) -> None:
+            if not http:
+                _err(f"mcp: serving the {' and '.join(groups)} tools of {label} on stdio")
+                return
+            for group, url in listening.urls.items():
+                print(f"mcp {group} server ({NAMESPACES[group]}) listening on {url}", file=out, flush=True)
+
+        try:
+            asyncio.run(_serve_until_signal(state, groups, args.transport, sockets, ready))
+        except DeviceError as exc:
+            raise ConfigError(f"cannot open {label}: {exc}", key=DEVICE_KEY) from exc
+    finally:
+        for sock in sockets.values():
+            sock.close()
+    _err(f"mcp: stopped; {label} closed")
+    return EXIT_OK
+
+
+async def _serve_until_signal(state: MobileServerState, groups: tuple[str, ...], transport: str,
+                              sockets: dict[str, socket.socket], ready: Callable[[Listening], None]) -> None:
+    """Serve until Ctrl-C or SIGTERM asks to stop (then the phone is closed and this returns)."""
+    from ufo_mobile.host.mcp_server import serve
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for signum in signals:
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        await serve(state, groups, "stdio" if transport == "stdio" else "http", sockets=sockets, stop=stop, ready=ready)
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
