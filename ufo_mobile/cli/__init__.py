@@ -131,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     from ufo_mobile.cli.eval_cmd import add_eval_parser
 
     add_eval_parser(sub)
+    from ufo_mobile.cli.serve_cmd import add_serve_parser
+
+    add_serve_parser(sub)
     from ufo_mobile.cli.mcp_cmd import add_mcp_parser
 
     add_mcp_parser(sub)
@@ -354,6 +357,12 @@ def cmd_eval(args: argparse.Namespace, out: TextIO) -> int:
     return run_eval(args, out)
 
 
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    from ufo_mobile.cli.serve_cmd import run_serve
+
+    return run_serve(args, out)
+
+
 def cmd_mcp(args: argparse.Namespace, out: TextIO) -> int:
     from ufo_mobile.cli.mcp_cmd import run_mcp
 
@@ -361,7 +370,7 @@ def cmd_mcp(args: argparse.Namespace, out: TextIO) -> int:
 
 
 COMMANDS = {"run": cmd_run, "report": cmd_report, "ui": cmd_ui, "devices": cmd_devices, "sim": cmd_sim,
-            "replay": cmd_replay, "eval": cmd_eval, "batch": cmd_batch, "mcp": cmd_mcp}
+            "replay": cmd_replay, "eval": cmd_eval, "batch": cmd_batch, "serve": cmd_serve, "mcp": cmd_mcp}
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
