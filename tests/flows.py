@@ -32,3 +32,12 @@ async def focus_new_note_title(driver: DeviceDriver) -> None:
     ui = await read_screen(driver, "flow-2")
     title = next(c for c in ui.elements if c.node.resource_id.endswith("title_field"))
     await driver.tap(*title.center)
+
+
+# The demo's replies (Settings -> Wi-Fi -> the switch -> done), for tests that script a model by hand.
+OPEN = {"status": "CONTINUE", "thought": "open Settings", "action": {"name": "open_app", "args": {"text": "Settings"}}}
+WIFI = {"status": "CONTINUE", "thought": "tap Wi-Fi",
+        "action": {"name": "click", "args": {"index": 3, "text": "Wi-Fi"}}}
+SWITCH = {"status": "CONTINUE", "thought": "switch it on",
+          "action": {"name": "click", "args": {"index": 3, "text": "Use Wi-Fi"}}}
+DONE = {"status": "FINISH", "result": "Wi-Fi is on."}

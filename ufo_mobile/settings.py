@@ -383,11 +383,12 @@ def _relative_to(base: Path, value: str) -> str:
     return str(path) if path.is_absolute() else str(base / value)
 
 
-def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``over`` laid over ``base``, mappings merged key by key (neither is changed)."""
     out = dict(base)
     for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(out[key], value)
         else:
             out[key] = value
     return out
@@ -454,8 +455,8 @@ def _load(paths: list[tuple[Path | None, bool]], overrides: Mapping[str, Any] | 
             continue
         data, doc = _read(path, env, required=required)
         docs.append(doc)
-        merged = _merge(merged, data)
-    merged = _merge(merged, overrides or {})
+        merged = merge(merged, data)
+    merged = merge(merged, overrides or {})
     try:
         return Settings.model_validate(merged)
     except ValidationError as exc:
@@ -483,7 +484,7 @@ def settings_of_run(run: Mapping[str, Any], *, overrides: Mapping[str, Any] | No
     model = dict(data.get("model") or {})
     if model.get("api_key") is not None and set(str(model["api_key"])) == {"*"}:
         model["api_key"] = None
-    merged = _merge({**data, "model": model}, overrides or {})
+    merged = merge({**data, "model": model}, overrides or {})
     try:
         return Settings.model_validate(merged)
     except ValidationError as exc:

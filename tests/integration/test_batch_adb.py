@@ -15,17 +15,12 @@ import pytest
 
 from tests.adb_server import PrivateAdbServer, free_port
 from tests.faults.conftest import Cli, wait_until
+from tests.flows import DONE, OPEN, SWITCH, WIFI
 from tests.integration.conftest import SimDevice
 from ufo_mobile.fleet.resources import node_resources
 
 pytestmark = pytest.mark.integration
 
-OPEN = {"status": "CONTINUE", "thought": "open Settings", "action": {"name": "open_app", "args": {"text": "Settings"}}}
-WIFI = {"status": "CONTINUE", "thought": "tap Wi-Fi",
-        "action": {"name": "click", "args": {"index": 3, "text": "Wi-Fi"}}}
-SWITCH = {"status": "CONTINUE", "thought": "switch it on",
-          "action": {"name": "click", "args": {"index": 3, "text": "Use Wi-Fi"}}}
-DONE = {"status": "FINISH", "result": "Wi-Fi is on."}
 GAP = 2.0  # the model's second reply takes this long: a run is certainly inside it after its first step
 
 

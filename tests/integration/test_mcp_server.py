@@ -16,7 +16,6 @@ import xml.etree.ElementTree as ET
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
@@ -24,6 +23,7 @@ from mcp.client.stdio import stdio_client
 
 from tests.adb_server import PrivateAdbServer
 from tests.faults.conftest import HANG_GUARD, ROOT, Cli, cli, one_line_error
+from tests.mcp_calls import call
 from ufo_mobile.device.sim import SimDriver
 from ufo_mobile.errors import DeviceDisconnectedError
 from ufo_mobile.host.mcp_server import Listening, bind, serve
@@ -36,14 +36,6 @@ DATA_TOOLS = ["capture_screenshot", "get_ui_tree", "get_device_info", "get_mobil
               "get_app_window_controls_target_info"]
 ACTION_TOOLS = ["tap", "swipe", "type_text", "launch_app", "press_key", "click_control", "wait", "invalidate_cache"]
 HOSTILE = "Milk & eggs; $(reboot) 'q' \"dq\" `id` | x"  # nothing here may reach a shell as syntax
-
-
-async def call(client: Client, tool: str, **arguments: Any) -> Any:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    content = result.structured_content
-    assert content is not None
-    return content["result"] if set(content) == {"result"} else content
 
 
 async def click(client: Client, name: str, *, actions: Client | None = None) -> None:

@@ -23,15 +23,10 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from tests.adb_server import PrivateAdbServer
 from tests.faults.conftest import HANG_GUARD, Cli, wait_until
+from tests.flows import DONE, OPEN, SWITCH, WIFI
 
 pytestmark = pytest.mark.integration
 
-OPEN = {"status": "CONTINUE", "thought": "open Settings", "action": {"name": "open_app", "args": {"text": "Settings"}}}
-WIFI = {"status": "CONTINUE", "thought": "tap Wi-Fi",
-        "action": {"name": "click", "args": {"index": 3, "text": "Wi-Fi"}}}
-SWITCH = {"status": "CONTINUE", "thought": "switch it on",
-          "action": {"name": "click", "args": {"index": 3, "text": "Use Wi-Fi"}}}
-DONE = {"status": "FINISH", "result": "Wi-Fi is on."}
 FIRST, GAP = 1.0, 1.5  # the first reply takes FIRST (both runs are in flight together), the second GAP
 READY = re.compile(r"^serving AIP tasks on ws://(\S+):(\d+) ")
 TOKEN = "tok-3f9a1c-serve-test"

@@ -63,6 +63,10 @@ def run_id(text: str) -> str:
     return text
 
 
+PROVIDERS = ("openai", "azure", "openai_compatible", "scripted")  # model.kind, for --provider
+MODES = ("direct", "reasoning", "codeact")  # mode, for --mode
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m ufo_mobile", description="Run LLM agents that operate Android phones.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
@@ -76,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="'sim' for the built-in simulated phone, or an adb serial / host:port of a real phone")
     run.add_argument("--driver", choices=("adb", "u2"),
                      help="with a real phone: plain adb (default) or uiautomator2 (falls back to adb)")
-    run.add_argument("--provider", choices=("openai", "azure", "openai_compatible", "scripted"),
+    run.add_argument("--provider", choices=PROVIDERS,
                      help="the model's kind (model.kind): openai ($OPENAI_API_KEY), azure ($AZURE_OPENAI_API_KEY, "
                           "$AZURE_OPENAI_ENDPOINT, $OPENAI_API_VERSION), openai_compatible (any server with "
                           "the chat-completions API, given by --base-url) or scripted (offline replies)")
@@ -84,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--base-url", metavar="URL",
                      help="the server's API URL (model.base_url), e.g. http://localhost:11434/v1; "
                           "for azure the resource endpoint (model.azure_endpoint)")
-    run.add_argument("--mode", choices=("direct", "reasoning", "codeact"),
+    run.add_argument("--mode", choices=MODES,
                      help="how the agent works (mode): direct (one JSON action per step, the default), reasoning "
                           "(a manager plans, an executor acts per subgoal) or codeact (the model writes Python "
                           "calling the actions)")

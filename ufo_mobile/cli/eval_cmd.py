@@ -23,7 +23,7 @@ from rich.console import Console as RichConsole
 from rich.table import Table
 from rich.text import Text
 
-from ufo_mobile.cli import EXIT_FAIL, EXIT_OK, _model_overrides, fraction, positive
+from ufo_mobile.cli import EXIT_FAIL, EXIT_OK, MODES, PROVIDERS, _model_overrides, fraction, positive
 from ufo_mobile.cli.console import fit, is_terminal
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.eval import SuiteTask, load_suite, load_task, oracle_model
@@ -59,10 +59,10 @@ def add_eval_parser(sub: Any) -> None:
                     help="oracle (each task's own reply script: proves every check can pass), give-up (a model that "
                          "fails at once: proves every check can fail), or a real model's name (model.name) with "
                          "--provider and --base-url as for run; default: the defaults file's model")
-    ev.add_argument("--provider", choices=("openai", "azure", "openai_compatible", "scripted"),
+    ev.add_argument("--provider", choices=PROVIDERS,
                     help="the model's kind (model.kind), as for run")
     ev.add_argument("--base-url", metavar="URL", help="the server's API URL (model.base_url), as for run")
-    ev.add_argument("--mode", choices=("direct", "reasoning", "codeact"), help="how the agent works, as for run")
+    ev.add_argument("--mode", choices=MODES, help="how the agent works, as for run")
     ev.add_argument("--repeat", type=positive, default=1, metavar="K",
                     help="run each task K times, the r-th time with the variant of seed SEED+r (default 1); "
                          "pass@K is given with K > 1")

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from ufo_mobile.cli import EXIT_OK, _err, _model_overrides, port_number, positive
+from ufo_mobile.cli import EXIT_OK, MODES, PROVIDERS, _err, _model_overrides, port_number, positive
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.safe_text import printable
 from ufo_mobile.settings import Settings, load_settings
@@ -53,11 +53,11 @@ def add_serve_parser(sub: Any) -> None:
                        help="the base settings of every task (model, limits, device options), loaded as run loads "
                             "a task file (with the default.yaml next to or above it); a TASK's own text and options "
                             "go over them")
-    serve.add_argument("--provider", choices=("openai", "azure", "openai_compatible", "scripted"),
+    serve.add_argument("--provider", choices=PROVIDERS,
                        help="the model's kind (model.kind), as for run")
     serve.add_argument("--model", metavar="NAME", help="the model's name (model.name), as for run")
     serve.add_argument("--base-url", metavar="URL", help="the server's API URL (model.base_url), as for run")
-    serve.add_argument("--mode", choices=("direct", "reasoning", "codeact"),
+    serve.add_argument("--mode", choices=MODES,
                        help="how the agent works, as for run (a TASK may choose its own)")
     serve.add_argument("--max-steps", type=positive, metavar="N", help="limits.max_steps of every task (a TASK may "
                                                                        "set its own)")
@@ -116,8 +116,13 @@ def token_from_env() -> str | None:
 
 def run_serve(args: argparse.Namespace, out: TextIO) -> int:
     from ufo_mobile.fleet.devices import parse_devices, resolve
-    from ufo_mobile.host.serve_peers import is_loopback
-    from ufo_mobile.host.service import ServeOptions, TaskService
+
+    try:
+        from ufo_mobile.host.serve_peers import is_loopback
+        from ufo_mobile.host.service import ServeOptions, TaskService
+    except ImportError as exc:
+        raise ConfigError(f"needs the websockets package ({exc.name}): pip install 'ufo-mobile[host]'",
+                          key="serve") from None
 
     if args.queue < 0:
         raise ConfigError("must be 0 or more", key="--queue")

@@ -24,7 +24,7 @@ from ufo_mobile import yamlio
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.host.aip import ClientMessage, TaskMetadata
 from ufo_mobile.safe_text import printable
-from ufo_mobile.settings import Settings
+from ufo_mobile.settings import Settings, merge
 
 SOURCE = "TASK"
 #: What a client may set: a section, or a section limited to some of its keys.
@@ -32,17 +32,6 @@ CLIENT_KEYS: dict[str, frozenset[str] | None] = {
     "task": frozenset({"text", "name", "output"}), "mode": None, "limits": None, "perception": None,
     "agent": None, "tools": frozenset({"disabled"}),
 }
-
-
-def merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
-    """``over`` laid over ``base``, mappings merged key by key."""
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = merge(out[key], value)
-        else:
-            out[key] = value
-    return out
 
 
 def check_client_keys(data: Mapping[str, Any], where: str) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from tests.mcp_calls import call
 from ufo_mobile.device.sim import SimDriver
 from ufo_mobile.errors import DeviceTimeoutError
 from ufo_mobile.host.mcp_device import parse_answers, shell_script
@@ -55,14 +56,6 @@ class Clock:
 async def connect(state: MobileServerState, groups: list[str]) -> AsyncIterator[Client]:
     async with Client(build_server(state, groups)) as client:
         yield client
-
-
-async def call(client: Client, tool: str, **arguments: Any) -> Any:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    content = result.structured_content
-    assert content is not None
-    return content["result"] if set(content) == {"result"} else content
 
 
 def first_clickable(state: MobileServerState) -> str:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
+from tests.mcp_calls import call
 from ufo_mobile.device.sim import SimDriver
 from ufo_mobile.host.mcp_server import build_server
 from ufo_mobile.host.mcp_state import MobileServerState
@@ -50,14 +51,6 @@ async def connect(phone: SimPhone) -> AsyncIterator[Client]:
     state = MobileServerState(SimDriver(phone), timeout=5.0, clock=lambda: 0.0)  # the cache never ages here
     async with Client(build_server(state, ["data", "action"])) as connected:
         yield connected
-
-
-async def call(client: Client, tool: str, **arguments: Any) -> Any:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    content = result.structured_content
-    assert content is not None
-    return content["result"] if set(content) == {"result"} else content
 
 
 def id_of(controls: list[dict[str, Any]], name: str) -> str:
