@@ -85,6 +85,8 @@ class Step:
 class Measuring(ScriptedModel):
     """The demo's scripted model, measuring each prompt as it is sent."""
 
+    reads_images = True  # it measures the pictures a real model gets (a plain scripted one gets no bytes)
+
     def __init__(self, script: ScriptedModel, tap: DumpTap, count: Callable[[str], int],
                  ufo: UfoPrompter | None, request: str) -> None:
         super().__init__(script.script, name=script.name)

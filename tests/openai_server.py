@@ -11,7 +11,8 @@ from a thread (stdlib ``ThreadingHTTPServer``). Each request takes the next scri
 * ``Drop()``: the connection is closed without an answer.
 
 With ``key`` set, a request without ``Authorization: Bearer <key>`` (``api-key: <key>`` on the Azure
-path) gets 401 and takes no scripted answer. When the script is used up the answer is 400 ("no
+path) gets 401 and takes no scripted answer; with ``require_image`` set, so does a request with no
+``image_url`` part (400, "no image part"). When the script is used up the answer is 400 ("no
 scripted answer left"), which the client does not retry. Every request is recorded
 (``requests``: path, query, headers, JSON body) before it is answered.
 """
@@ -111,8 +112,9 @@ class Request:
 
 
 class OpenAIServer:
-    def __init__(self, *, key: str | None = None) -> None:
+    def __init__(self, *, key: str | None = None, require_image: bool = False) -> None:
         self.key = key
+        self.require_image = require_image
         self.requests: list[Request] = []
         self._script: deque[Scripted] = deque()
         self._lock = threading.Condition()
@@ -226,6 +228,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if not self.owner._authorized(request):
             self._send(error(401, "Incorrect API key provided.", code="invalid_api_key"))
+            return
+        if self.owner.require_image and not request.has_image():
+            self._send(error(400, "test server: no image part in the request", code="no_image"))
             return
         answer = self.owner._next()
         if isinstance(answer, Hold):

@@ -7,6 +7,8 @@ on the simulated phone, in process and through the command line.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import os
 import subprocess
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from tests.fake_time import FakeTime
 from tests.openai_server import Drop, Hold, OpenAIServer, Reply, chat, error
@@ -26,7 +29,14 @@ from ufo_mobile.llm.prices import PriceTable
 from ufo_mobile.llm.reply import AgentReply
 from ufo_mobile.memory.messages import ChatMessage, ImagePart, TextPart
 from ufo_mobile.session import RunResult, Session
-from ufo_mobile.settings import LimitSettings, LogSettings, ModelSettings, Settings, TaskSettings
+from ufo_mobile.settings import (
+    LimitSettings,
+    LogSettings,
+    ModelSettings,
+    PerceptionSettings,
+    Settings,
+    TaskSettings,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -80,11 +90,15 @@ def make_model(server: OpenAIServer, fake: FakeTime, *, env: dict[str, str] | No
 
 
 async def run_agent(tmp_path: Path, server: OpenAIServer, fake: FakeTime, *, env: dict[str, str] | None = None,
-                    task: str = "Open Settings", max_steps: int = 5,
+                    task: str = "Open Settings", max_steps: int = 5, require_image: bool = True,
+                    perception: dict[str, Any] | None = None,
                     **over: Any) -> tuple[RunResult, dict[str, Any], list[dict[str, Any]]]:
-    """The flat agent on the simulated phone; returns the result, run.json and the run's log lines."""
+    """The flat agent on the simulated phone; returns the result, run.json and the run's log lines.
+    The server refuses every request that comes without the screenshot (unless told otherwise)."""
+    server.require_image = require_image
     settings = Settings(task=TaskSettings(text=task), model=model_settings(server, **over),
-                        limits=LimitSettings(max_steps=max_steps), logs=LogSettings(dir=tmp_path / "logs"))
+                        limits=LimitSettings(max_steps=max_steps), logs=LogSettings(dir=tmp_path / "logs"),
+                        perception=PerceptionSettings.model_validate(perception or {}))
     model = OpenAIChatModel.from_settings(settings.model, ENV if env is None else env, clock=fake.clock())
     try:
         result = await Session(settings, model=model, device=SimDriver()).run()
@@ -263,6 +277,46 @@ async def test_agent_finishes_and_run_json_has_the_usage(tmp_path: Path, server:
     assert "Open Settings" in request.text() and KEY not in request.text()  # a key from the environment is a secret
 
 
+def sent_images(request: Any) -> list[tuple[str, tuple[int, int]]]:
+    """Each image part of a request: its detail and the size of the PNG it carries."""
+    out = []
+    for part in request.image_parts():
+        url = part["image_url"]["url"]
+        assert url.startswith("data:image/png;base64,")
+        with Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))) as png:
+            out.append((part["image_url"]["detail"], png.size))
+    return out
+
+
+@pytest.mark.parametrize(("perception", "expected"), [
+    ({}, [("high", (512, 1139))]),  # the default: 3 tiles, 595 image tokens
+    ({"image_detail": "low", "image_longest_side": 800, "image_max_tiles": 0}, [("low", (360, 800))]),
+    ({"send_clean_screenshot": True, "image_max_tiles": 2}, [("high", (461, 1024))] * 2),
+])
+async def test_the_screenshot_is_sent_at_the_configured_detail_and_size(
+        tmp_path: Path, server: OpenAIServer, fake: FakeTime, perception: dict[str, Any],
+        expected: list[tuple[str, tuple[int, int]]]) -> None:
+    server.push(chat(FINISH))
+    result, _, _ = await run_agent(tmp_path, server, fake, perception=perception)
+    assert result.status == "FINISH"
+    assert sent_images(server.requests[0]) == expected
+
+
+async def test_vision_off_sends_text_only(tmp_path: Path, server: OpenAIServer, fake: FakeTime) -> None:
+    server.push(chat(FINISH))
+    result, _, _ = await run_agent(tmp_path, server, fake, require_image=False, vision=False)
+    assert result.status == "FINISH"
+    (request,) = server.requests
+    assert not request.has_image() and "Open Settings" in request.text()
+    server.require_image = True  # what every other run here passes: a request without the screenshot fails
+    model = make_model(server, fake)
+    try:
+        with pytest.raises(LLMError, match="no image part in the request"):
+            await model.complete(HELLO)
+    finally:
+        await model.aclose()
+
+
 async def test_the_agent_sends_its_reply_schema_and_falls_back_for_the_whole_run(
         tmp_path: Path, server: OpenAIServer, fake: FakeTime) -> None:
     server.push(error(400, "response_format json_schema is not supported by this model", param="response_format"),
@@ -308,6 +362,18 @@ async def test_500_until_the_retry_budget_is_spent_fails_with_the_reason(tmp_pat
         "(model.retry.budget_seconds)")
     assert len(server.requests) == 3 and server.pending == 1
     assert [line["attempt"] for line in log if line["event"] == "model_retry"] == [1, 2]
+
+
+async def test_a_model_that_never_answers_fails_the_run_with_the_timeout(tmp_path: Path, server: OpenAIServer,
+                                                                        fake: FakeTime) -> None:
+    server.push(Hold(), Hold())  # answered only when the server stops: the run must not wait for it
+    result, _, log = await run_agent(tmp_path, server, fake, timeout_seconds=0.2, retry={"max_retries": 1})
+    assert (result.status, result.steps) == ("FAIL", 1) and "\n" not in result.reason
+    assert result.reason.endswith(f"the model endpoint at {server.url} kept failing (timed out after 0.2 s "
+                                  "(model.timeout_seconds)); gave up after 1 retry (model.retry.max_retries is 1)")
+    assert len(server.requests) == 2 and fake.slept == [0.5]
+    (retry,) = [line for line in log if line["event"] == "model_retry"]
+    assert retry["error"] == "timed out after 0.2 s (model.timeout_seconds)" and retry["delay_source"] == "backoff"
 
 
 async def test_401_fails_at_once_naming_the_variable(tmp_path: Path, server: OpenAIServer, fake: FakeTime) -> None:
@@ -360,6 +426,13 @@ async def test_usage_adds_up_exactly_in_run_json(tmp_path: Path, server: OpenAIS
     assert run_json["cached_tokens"] == 1700 and run_json["model_calls"] == 3
     cost = sum((p - k) * 2.0 + k * 0.5 + c * 8.0 for _, p, c, k in calls) / 1e6
     assert run_json["cost_usd"] == round(cost, 6) == 0.00501
+    steps = steps_of(result.run_dir)  # per call and per step, the same figures
+    calls_seen = [(c["prompt_tokens"], c["completion_tokens"], c["cached_tokens"]) for line in steps
+                  for c in line["model_calls"]]
+    assert calls_seen == [(p, c, k) for _, p, c, k in calls]
+    for key in ("prompt_tokens", "completion_tokens", "cached_tokens", "calls"):
+        assert sum(line["usage"][key] for line in steps) == run_json["model_calls" if key == "calls" else key]
+    assert sum(line["usage"]["cost_usd"] for line in steps) == pytest.approx(cost)
 
 
 async def test_an_unpriced_model_costs_unknown_not_zero(tmp_path: Path, server: OpenAIServer,
@@ -397,6 +470,16 @@ def test_cli_runs_against_a_compatible_server(tmp_path: Path, server: OpenAIServ
     assert json.loads((run_dir / "run.json").read_text())["cost_usd"] == round(cost, 6)
     assert_no_key_in(run_dir)
     assert server.requests[0].headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_cli_an_unpriced_model_prints_cost_unknown_not_zero(tmp_path: Path, server: OpenAIServer) -> None:
+    server.push(chat(FINISH, prompt_tokens=300, completion_tokens=20, model="my-local-llama"))
+    proc = cli(tmp_path, "--provider", "openai_compatible", "--base-url", server.url, "--model", "my-local-llama",
+               env=ENV)
+    assert proc.returncode == 0, proc.stderr
+    assert ("tokens: 300 prompt + 20 completion in 1 model call, cost unknown (no price for this model; see "
+            "model.prices)") in proc.stdout
+    assert "$0" not in proc.stdout
 
 
 def test_cli_missing_key_is_one_line_before_any_run_directory(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ class ActionCall(BaseModel):
     confirm: bool = Field(default=False, description="ask a person to approve this action before it runs")
 
     def render(self) -> str:
-        """``tap(id=3)``: how the action is shown in progress lines and logs."""
+        """``click(index=3)``: how the action is shown in progress lines and logs."""
         inner = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
         return f"{self.name}({inner})"
 

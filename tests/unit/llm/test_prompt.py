@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 from typing import Any
@@ -14,6 +15,7 @@ from ufo_mobile.llm.prompt import PromptError, PromptTemplates
 from ufo_mobile.llm.reply import parse_reply
 from ufo_mobile.llm.scripted import Script, ScriptedModel
 from ufo_mobile.memory.messages import ImagePart, TextPart
+from ufo_mobile.memory.records import StepRecord
 from ufo_mobile.memory.state import SharedState
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.processors.llm_interaction import LLMInteraction
@@ -96,6 +98,33 @@ def test_every_optional_part_present_and_absent(plan: bool, memory: bool, secret
     assert [i.label for i in images] == labels * vision
     assert all(i.detail == "high" for i in images)
     assert isinstance(user.content, list) and isinstance(user.content[0], TextPart)
+
+
+@pytest.mark.parametrize(("output", "blocked", "history"), list(itertools.product([False, True], repeat=3)))
+def test_the_answer_schema_the_black_screenshot_and_the_history_present_and_absent(output: bool, blocked: bool,
+                                                                                  history: bool) -> None:
+    records = [StepRecord(step=n, agent="A", status="CONTINUE", action={"name": "wait"}, action_text=f"wait(n={n})",
+                          success=True, summary=f"waited {n} s", raw_reply=f'{{"step": {n}}}') for n in range(1, 5)]
+    obs = observation()
+    if blocked:  # a secure screen: its screenshot is black, no picture goes
+        obs = dataclasses.replace(obs, screenshot_blocked=True, model_image_size=None)
+    ctx = StepContext(run_id="r", step=5, agent_name="A", request="Read the total", observation=obs,
+                      shared=SharedState(step_records=records if history else []))
+    phase = LLMInteraction(SeeingModel(Script(replies=["x"])), registry(), history_steps=2,
+                           output_schema='{"type": "number"}' if output else None)
+    system, *past, user = phase.build_messages(ctx)
+    system_text, user_text = system.text(), user.text()
+    for text in (system_text, user_text):
+        assert "$" not in text and "None" not in text and "\n\n\n" not in text
+    assert ('The user wants the final answer as data' in system_text and '{"type": "number"}' in system_text) is output
+    assert ("The screenshot of this screen is black" in user_text) is blocked
+    assert isinstance(user.content, list)
+    assert len([p for p in user.content if isinstance(p, ImagePart)]) == (0 if blocked else 1)
+    # bounded: the last two steps as they were, the two before them in one summary line
+    expected = ["Earlier steps (summarised):\n- step 1: wait(n=1) -> ok\n- step 2: wait(n=2) -> ok",
+                '{"step": 3}', "Step 3: action wait(n=3) succeeded: waited 3 s",
+                '{"step": 4}', "Step 4: action wait(n=4) succeeded: waited 4 s"] if history else []
+    assert [m.text() for m in past] == expected
 
 
 def test_the_reply_schema_lists_each_action_with_its_arguments() -> None:
