@@ -40,6 +40,7 @@ class RunContext:
     current_step_task: asyncio.Task[Any] | None = field(default=None, repr=False)
     current_step: StepContext | None = field(default=None, repr=False)
     run_task: asyncio.Task[Any] | None = field(default=None, repr=False)
+    device_lost: bool = False  # the last step failed because the phone stopped answering
     # What a session host shares between its agents and rounds (``ufo_mobile.host.inprocess``): the
     # steps of the current round, each ended round's outcome, and anything else the agents agree on.
     round_step: int = 0

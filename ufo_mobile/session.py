@@ -38,7 +38,7 @@ from typing import Any
 
 import structlog
 
-from ufo_mobile.agents.base import BasicAgent
+from ufo_mobile.agents.base import BasicAgent, closing_limit
 from ufo_mobile.agents.factory import build_root
 from ufo_mobile.agents.human import Operator
 from ufo_mobile.agents.limits import StepTimer, event_loop_timer
@@ -297,7 +297,7 @@ class Session:
         finally:
             restore()
             if owns_device and device is not None:
-                await _close(device, s.device.command_timeout_seconds)
+                await _close(device, closing_limit(s.device.command_timeout_seconds, lost=ctx.device_lost))
             await self._close_model(model)
             writer.close()
             if s.logs.report and writer.failure is None:

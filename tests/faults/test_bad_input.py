@@ -11,6 +11,7 @@ import pytest
 
 from tests.faults.conftest import ROOT, cli, one_line_error, session_processes, write_task
 from tests.faults.small_disk import namespace_mounts, run_in_mount_namespace
+from tests.faults.test_bad_yaml import billion_laughs
 
 FINISH = {"status": "FINISH", "result": "ok"}
 APP = """package: com.example.bad
@@ -29,6 +30,8 @@ screens:
     ("package: [unclosed\n", "invalid YAML"),
     (APP.replace("start: main", "start: nowhere"), "nowhere"),
     (b"\x89PNG\r\n\x1a\n\xff\xfe", "not UTF-8 text"),
+    (billion_laughs(), "too many nodes"),
+    ("package: &r [*r]\n", "alias *r refers to a node that contains it"),
 ])
 def test_a_bad_sim_app_file(tmp_path: Path, content: str | bytes | None, message: str) -> None:
     app = tmp_path / "app.yaml"

@@ -27,6 +27,16 @@ if TYPE_CHECKING:
     from ufo_mobile.processors.base import Processor
 
 
+LOST_PHONE_PROBE_SECONDS = 2.0
+
+
+def closing_limit(timeout: float, *, lost: bool) -> float:
+    """How long the end of a run waits for the phone (the final screenshot, closing it): the command
+    timeout, or one short try (at most ``LOST_PHONE_PROBE_SECONDS``) when the last step found the
+    phone not answering, so that the process ends within that call's timeout plus a few seconds."""
+    return min(LOST_PHONE_PROBE_SECONDS, timeout) if lost else timeout
+
+
 class BasicAgent:
     """An agent: a name, a state from its own registry, a status, and the reason for it."""
 
@@ -128,6 +138,7 @@ class BasicAgent:
         """The step's shared state, usage and status become the run's; the limits are checked."""
         context.shared = ctx.shared
         context.usage = context.usage + ctx.usage
+        context.device_lost = ctx.device_lost
         limit = self.limit_hit = self.limits.check(ctx, context.shared, ctx.step)
         if limit is not None:
             ctx.fail(limit)

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ufo_mobile.agents.base import BasicAgent
+from ufo_mobile.agents.base import BasicAgent, closing_limit
 from ufo_mobile.agents.human import ConfirmRequest, Operator, PersonInTheLoop, TakeoverRequest
 from ufo_mobile.agents.limits import StepTimer, event_loop_timer
 from ufo_mobile.context import RunContext
@@ -194,11 +194,11 @@ class MobileAgent(BasicAgent):
     async def keep_final_screen(self, context: RunContext, reason: str) -> None:
         """``final.png`` and the reason in the log, for a run that failed."""
         context.logger.warning("run_failed", step=context.step, reason=reason)
+        limit = closing_limit(self.settings.device.command_timeout_seconds, lost=context.device_lost)
         try:
-            png = await asyncio.wait_for(self.device.screenshot(),
-                                         self.settings.device.command_timeout_seconds)
+            png = await asyncio.wait_for(self.device.screenshot(), limit)
         except (DeviceError, TimeoutError, NotImplementedError) as exc:
-            context.logger.warning("final_screenshot_unavailable", error=str(exc))
+            context.logger.warning("final_screenshot_unavailable", error=str(exc) or f"no answer in {limit:g} s")
             return
         try:
             context.writer.write_file("final.png", png)

@@ -14,7 +14,14 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from time import perf_counter
 from typing import Any, Protocol
 
-from ufo_mobile.errors import ConfigError, RunWriteError, StateMachineError, UfoMobileError
+from ufo_mobile.errors import (
+    ConfigError,
+    DeviceDisconnectedError,
+    DeviceTimeoutError,
+    RunWriteError,
+    StateMachineError,
+    UfoMobileError,
+)
 from ufo_mobile.memory.reducers import apply_update
 from ufo_mobile.processors.context import StepContext
 
@@ -85,6 +92,7 @@ class Processor:
                 raise
             ctx.failed_phase = phase.name
             ctx.error = f"{type(exc).__name__}: {exc}"
+            ctx.device_lost = isinstance(exc, DeviceTimeoutError | DeviceDisconnectedError)
             # a full disk is the run's problem, not the phase's: its reason names the file
             ctx.fail(str(exc) if isinstance(exc, RunWriteError) else f"{phase.name} failed: {exc}")
             return

@@ -88,6 +88,7 @@ class StepContext:
     reason: str = ""
     error: str | None = None
     failed_phase: str | None = None
+    device_lost: bool = False  # the step failed because the phone stopped answering (timed out, went away)
     timings: dict[str, float] = field(default_factory=dict)
     usage: Usage = Usage()
     model_calls: list[dict[str, Any]] = field(default_factory=list)  # usage and details of each model call

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from tests.fakes import FakeDriver, ManualTimer, WaitsForever
-from ufo_mobile.errors import DeviceDisconnectedError
+from ufo_mobile.errors import DeviceDisconnectedError, DeviceTimeoutError
 from ufo_mobile.llm.scripted import Script, ScriptedModel
 from ufo_mobile.session import RunResult, Session
-from ufo_mobile.settings import LimitSettings, LogSettings, ModelSettings, Settings, TaskSettings
+from ufo_mobile.settings import DeviceSettings, LimitSettings, LogSettings, ModelSettings, Settings, TaskSettings
 
 TAP_WIFI = {"status": "CONTINUE", "thought": "tap", "action": {"name": "click", "args": {"index": 1, "text": "Wi-Fi"}}}
 
@@ -107,6 +107,24 @@ async def test_interrupt_ends_in_fail_interrupted_with_steps_on_disk(tmp_path: P
     assert len(lines) == 2
 
 
+async def test_a_second_interrupt_right_after_the_first_still_records_interrupted(tmp_path: Path) -> None:
+    """Two Ctrl-Cs 50 ms apart: the second abandons the run before the first's cancellation has been
+    handled. The run still ends FAIL("interrupted") with the step in flight recorded, never
+    "internal error: CancelledError()"."""
+    model = WaitsForever([TAP_WIFI])
+    session = Session(settings(tmp_path), device=FakeDriver(), model=model)
+    task = asyncio.ensure_future(session.run())
+    await asyncio.wait_for(model.waiting.wait(), 60)  # step 2 is waiting for the model
+    assert session.context is not None
+    session.context.interrupt()
+    session.context.abandon()  # in the same tick: nothing has run in between
+    result = await asyncio.wait_for(task, 60)
+    assert (result.status, result.reason, result.steps) == ("FAIL", "interrupted", 2)
+    assert json.loads((result.run_dir / "run.json").read_text())["reason"] == "interrupted"
+    lines = [json.loads(x) for x in (result.run_dir / "steps.jsonl").read_text().splitlines()]
+    assert [(x["step"], x["status"], x["reason"]) for x in lines] == [(1, "CONTINUE", ""), (2, "FAIL", "interrupted")]
+
+
 async def test_interrupt_between_steps(tmp_path: Path) -> None:
     model = ScriptedModel(Script(replies=[TAP_WIFI], repeat_last=True))
     session = Session(settings(tmp_path, max_repeated_actions=50), device=FakeDriver(), model=model)
@@ -168,3 +186,40 @@ async def test_secrets_never_reach_the_run_directory(tmp_path: Path) -> None:
     sent = [m.text() for call in model.calls for m in call]
     assert sent and not [text for text in sent if secret in text]  # the model never saw it either
     assert any("use the key [REDACTED]" in text for text in sent)
+
+
+async def test_after_the_phone_stops_answering_the_final_screenshot_is_one_short_try(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frozen phone: the step's call timed out; the final screenshot gets one short try instead of
+    a second full command timeout (here an hour: waiting for it would hang the test)."""
+    from ufo_mobile.agents import base as agents_base
+
+    monkeypatch.setattr(agents_base, "LOST_PHONE_PROBE_SECONDS", 0.01)
+
+    class Freezes(FakeDriver):
+        frozen = False
+
+        async def tap(self, x: int, y: int) -> None:
+            self.frozen = True
+            raise DeviceTimeoutError("tap timed out (adb read timeout)", serial=self.serial)
+
+        async def screenshot(self) -> bytes:
+            if self.frozen:
+                await asyncio.Event().wait()  # a stopped phone never answers
+            return await super().screenshot()
+
+    s = settings(tmp_path).model_copy(update={"device": DeviceSettings(command_timeout_seconds=3600)})
+    model = ScriptedModel(Script(replies=[TAP_WIFI]))
+    result = await asyncio.wait_for(Session(s, device=Freezes(), model=model).run(), 60)  # a hang guard only
+    assert result.status == "FAIL"
+    assert result.reason == "action_execution failed: [fake-1] tap timed out (adb read timeout)"
+    log = [json.loads(x) for x in (result.run_dir / "run.log").read_text().splitlines()]
+    unavailable = [e for e in log if e["event"] == "final_screenshot_unavailable"]
+    assert [e["error"] for e in unavailable] == ["no answer in 0.01 s"]
+    assert not (result.run_dir / "final.png").exists()
+
+
+async def test_a_run_that_fails_on_a_working_phone_keeps_its_final_screen(tmp_path: Path) -> None:
+    fail = {"status": "FAIL", "thought": "no", "result": "not possible"}
+    result, _ = await run(tmp_path, [fail])
+    assert result.status == "FAIL" and (result.run_dir / "final.png").is_file()

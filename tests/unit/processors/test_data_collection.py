@@ -212,8 +212,8 @@ class AlwaysMoving(FakeDriver):
 
 async def test_a_screen_seen_only_in_its_screenshot_is_recorded_and_never_cached() -> None:
     driver = AlwaysMoving()
-    cache = ControlCache(ttl=60)
     clock = FakeClock()
+    cache = ControlCache(ttl=60, clock=clock)  # virtual time: the entry could only be missing because never cached
     collect = DataCollection(driver, cache, PerceptionSettings(), clock=clock, sleep=clock.sleep,
                              provider=AndroidStateProvider(driver, sleep=clock.sleep))
     ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=SharedState())

@@ -54,7 +54,7 @@ async def test_a_cached_observation_of_an_unchanged_screen_is_not_drawn_or_encod
     counted = Counted(monkeypatch)
     driver = FakeDriver()
     driver._png = _screenshot()
-    phase = DataCollection(driver, ControlCache(ttl=60), PerceptionSettings())
+    phase = DataCollection(driver, ControlCache(ttl=60, clock=lambda: 0.0), PerceptionSettings())  # no real time
     first, second = _ctx(1), _ctx(2)
     await phase.run(first)
     assert counted.calls == {"decode": 1, "draw_marks": 0, "encode_png": 0}  # the pictures wait to be asked for
