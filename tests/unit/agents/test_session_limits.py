@@ -94,32 +94,21 @@ async def test_device_error_mid_run_fails_with_reason_and_keeps_steps(tmp_path: 
     assert (result.run_dir / "steps" / "0001" / "screenshot.png").exists()
 
 
-async def test_interrupt_ends_in_fail_interrupted_with_steps_on_disk(tmp_path: Path) -> None:
+@pytest.mark.parametrize("second", [False, True], ids=["one-interrupt", "a-second-in-the-same-tick"])
+async def test_interrupt_ends_in_fail_interrupted_with_steps_on_disk(tmp_path: Path, second: bool) -> None:
+    """Ctrl-C while step 2 waits for the model; and two Ctrl-Cs 50 ms apart, the second abandoning the
+    run before the first's cancellation has been handled. Either way the run ends FAIL("interrupted")
+    with the step in flight recorded, never "internal error: CancelledError()"."""
     model = WaitsForever([TAP_WIFI])
     session = Session(settings(tmp_path), device=FakeDriver(), model=model)
     task = asyncio.ensure_future(session.run())
     await asyncio.wait_for(model.waiting.wait(), 60)  # step 2 is waiting for the model
     assert session.context is not None
     session.context.interrupt()
+    if second:
+        session.context.abandon()  # in the same tick: nothing has run in between
     result = await asyncio.wait_for(task, 60)
-    assert result.status == "FAIL" and result.reason == "interrupted" and result.interrupted
-    lines = (result.run_dir / "steps.jsonl").read_text().splitlines()
-    assert len(lines) == 2
-
-
-async def test_a_second_interrupt_right_after_the_first_still_records_interrupted(tmp_path: Path) -> None:
-    """Two Ctrl-Cs 50 ms apart: the second abandons the run before the first's cancellation has been
-    handled. The run still ends FAIL("interrupted") with the step in flight recorded, never
-    "internal error: CancelledError()"."""
-    model = WaitsForever([TAP_WIFI])
-    session = Session(settings(tmp_path), device=FakeDriver(), model=model)
-    task = asyncio.ensure_future(session.run())
-    await asyncio.wait_for(model.waiting.wait(), 60)  # step 2 is waiting for the model
-    assert session.context is not None
-    session.context.interrupt()
-    session.context.abandon()  # in the same tick: nothing has run in between
-    result = await asyncio.wait_for(task, 60)
-    assert (result.status, result.reason, result.steps) == ("FAIL", "interrupted", 2)
+    assert (result.status, result.reason, result.steps, result.interrupted) == ("FAIL", "interrupted", 2, True)
     assert json.loads((result.run_dir / "run.json").read_text())["reason"] == "interrupted"
     lines = [json.loads(x) for x in (result.run_dir / "steps.jsonl").read_text().splitlines()]
     assert [(x["step"], x["status"], x["reason"]) for x in lines] == [(1, "CONTINUE", ""), (2, "FAIL", "interrupted")]
