@@ -21,7 +21,6 @@ from ufo_mobile.fleet.resources import node_resources
 
 pytestmark = pytest.mark.integration
 
-GAP = 2.0  # the model's second reply takes this long: a run is certainly inside it after its first step
 
 
 @dataclass
@@ -47,9 +46,12 @@ def four_phones(adb_server: PrivateAdbServer, tmp_path: Path) -> Iterator[list[S
         adb_server.run("disconnect")
 
 
-def write_tasks(folder: Path, count: int) -> list[Path]:
+def write_tasks(folder: Path, count: int, *, hold: Path | None = None) -> list[Path]:
+    """``count`` demo tasks; with ``hold``, each run's second reply waits until that file exists (a
+    run is then certainly in flight after its first step, whatever the machine's speed)."""
     script = folder / "wifi-script.yaml"
-    script.write_text(json.dumps({"replies": [OPEN, {"delay_seconds": GAP, "reply": WIFI}, SWITCH, DONE]}))
+    second = {"after_file": str(hold), "reply": WIFI} if hold is not None else WIFI
+    script.write_text(json.dumps({"replies": [OPEN, second, SWITCH, DONE]}))
     paths = []
     for n in range(1, count + 1):
         path = folder / f"wifi-{n}.yaml"
@@ -78,7 +80,8 @@ def records(batch_dir: Path) -> list[dict[str, Any]]:
 
 def test_eight_tasks_on_four_phones_survive_a_phone_killed_mid_run(tmp_path: Path, adb_server: PrivateAdbServer,
                                                                    four_phones: list[SimProcess]) -> None:
-    tasks = write_tasks(tmp_path, 8)
+    go = tmp_path / "go-on"
+    tasks = write_tasks(tmp_path, 8, hold=go)
     home = tmp_path / "home"
     home.mkdir()
     env = {"ANDROID_ADB_SERVER_PORT": str(adb_server.port), "HOME": str(home)}
@@ -90,6 +93,7 @@ def test_eight_tasks_on_four_phones_survive_a_phone_killed_mid_run(tmp_path: Pat
     killed_run = run_on(batch_dir, victim.serial)
     assert killed_run is not None
     victim.cli.signal(signal.SIGKILL)
+    go.touch()  # the runs in flight may go on now
 
     code, out, err = batch.finish()
     assert code == 0, out + err

@@ -27,7 +27,6 @@ from tests.flows import DONE, OPEN, SWITCH, WIFI
 
 pytestmark = pytest.mark.integration
 
-FIRST, GAP = 1.0, 1.5  # the first reply takes FIRST (both runs are in flight together), the second GAP
 READY = re.compile(r"^serving AIP tasks on ws://(\S+):(\d+) ")
 TOKEN = "tok-3f9a1c-serve-test"
 
@@ -133,9 +132,15 @@ def two_phones(adb_server: PrivateAdbServer, tmp_path: Path) -> Iterator[list[st
         adb_server.run("disconnect")
 
 
-async def two_tasks_then_leave(port: int, phones: list[str]) -> AipClient:
-    """Send a task that fails (a budget of one step) and one that finishes (on the second phone); leave
-    once the first has ended and the second has made its first step (it then waits GAP for a reply)."""
+def is_started(session_id: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda m: (m["type"] == "task" and m.get("session_id") == session_id
+                      and m["result"].get("event") == "started")
+
+
+async def two_tasks_then_leave(port: int, phones: list[str], both: Path) -> AipClient:
+    """Send a task that fails (a budget of one step) and one that finishes (on the second phone); once
+    both have started, let their first replies go (``both``); leave once the first has ended and the
+    second has made its first step (its second reply waits for a file the test makes later)."""
     client = await AipClient.open(port, "galaxy")
     await client.send(type="task", client_type="constellation", client_id="galaxy", target_id="phones-box",
                       session_id="galaxy@fails", request_id="r-fail", task_name="wifi-budget", status="continue",
@@ -143,6 +148,9 @@ async def two_tasks_then_leave(port: int, phones: list[str]) -> AipClient:
     await client.send(type="task", client_type="constellation", client_id="galaxy", target_id="phones-box",
                       session_id="galaxy@finishes", request_id="r-ok", task_name="wifi", status="continue",
                       request="Turn on Wi-Fi", metadata={"device": phones[1]})
+    await client.find(is_started("galaxy@fails"))
+    await client.find(is_started("galaxy@finishes"))
+    both.touch()  # noqa: ASYNC240 - both runs are in flight together: their first replies may come
     await client.find(is_end("galaxy@fails"))
     await client.find(is_step("galaxy@finishes", 1))
     await client.ws.close()
@@ -159,20 +167,22 @@ async def come_back(port: int) -> dict[str, Any]:
 
 def test_two_phones_at_once_one_completed_one_failed_and_a_client_that_goes_away(
         tmp_path: Path, adb_server: PrivateAdbServer, two_phones: list[str]) -> None:
-    config = write_config(tmp_path, [{"delay_seconds": FIRST, "reply": OPEN}, {"delay_seconds": GAP, "reply": WIFI},
+    both, go = tmp_path / "both-started", tmp_path / "go-on"
+    config = write_config(tmp_path, [{"after_file": str(both), "reply": OPEN}, {"after_file": str(go), "reply": WIFI},
                                      SWITCH, DONE])
     home = tmp_path / "home"
     home.mkdir()
     env = {"ANDROID_ADB_SERVER_PORT": str(adb_server.port), "HOME": str(home)}
     with served(tmp_path, "--devices", ",".join(two_phones), "--adb-port", str(adb_server.port),
                 "--config", str(config), "--device-id", "phones-box", env=env) as (serve, port):
-        client = asyncio.run(two_tasks_then_leave(port, two_phones))
-        # the client is gone mid-run; the second run goes on to its end, recorded
+        client = asyncio.run(two_tasks_then_leave(port, two_phones, both))
+        # the client is gone mid-run (the second run waits for its second reply); it goes on to its end
+        wait_until(lambda: any("client galaxy disconnected; its 1 task(s) go on" in line for line in serve.out),
+                   "the service noted the client's departure")
+        go.touch()
         started = next(m for m in client.of("galaxy@finishes") if m["type"] == "task")
         finished_dir = Path(started["result"]["run_dir"])
         wait_until(lambda: run_json(finished_dir).get("status") == "FINISH", "the run finished on disk")
-        wait_until(lambda: any("client galaxy disconnected; its 1 task(s) go on" in line for line in serve.out),
-                   "the service noted the client's departure")
         completed = asyncio.run(come_back(port))
         serve.signal(signal.SIGTERM)
         code, out, err = serve.finish()

@@ -35,8 +35,11 @@ from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, Devic
 
 T = TypeVar("T")
 
+# "shell output invalid": adbutils' shell without the v2 protocol ends each command with an exit marker;
+# a stream that ends before it means the phone went away mid-command (a cable pulled, adbd killed).
 _GONE = ("not found", "offline", "unauthorized", "closed", "connection refused", "connection reset",
-         "broken pipe", "no devices", "device still authorizing", "transport", "eof", "disconnected")
+         "broken pipe", "no devices", "device still authorizing", "transport", "eof", "disconnected",
+         "shell output invalid")
 
 
 def classify(exc: BaseException, *, serial: str, what: str) -> DeviceError:

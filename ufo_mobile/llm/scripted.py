@@ -10,7 +10,9 @@ Script file::
         action: {name: open_app, args: {text: Settings}}
       - "not JSON at all"   # a string is sent verbatim (malformed replies)
 
-An entry may also be ``{delay_seconds: 5, reply: {...}}`` to delay just that reply.
+An entry may also be ``{delay_seconds: 5, reply: {...}}`` to delay just that reply, or
+``{after_file: PATH, reply: {...}}`` to hold it until the file PATH exists (a test, a demo or a
+person decides when the run goes on; the step timeout still bounds the wait).
 
 One script can serve every mode (``mode`` in the task file, ``run --mode``): ``replies`` are the
 direct mode's, and ``modes: {reasoning: [...], codeact: [...]}`` holds the others' (the manager's
@@ -32,6 +34,8 @@ from ufo_mobile.errors import ConfigError, LLMError
 from ufo_mobile.llm.base import Completion, Usage
 from ufo_mobile.memory.messages import ChatMessage
 from ufo_mobile.safe_text import printable
+
+AFTER_FILE_POLL_SECONDS = 0.05  # how often a reply held by ``after_file`` looks for its file
 
 
 class Script(BaseModel):
@@ -75,13 +79,15 @@ class ScriptedModel:
             raise ConfigError(err["msg"], path=str(path), key=key) from exc
 
     @staticmethod
-    def _render(entry: str | dict[str, Any]) -> tuple[str, float | None]:
+    def _render(entry: str | dict[str, Any]) -> tuple[str, float | None, Path | None]:
+        """The reply's text, its own delay (None: the script's) and the file it waits for."""
         if isinstance(entry, str):
-            return entry, None
-        if "reply" in entry and set(entry) <= {"reply", "delay_seconds"}:
-            inner, _ = ScriptedModel._render(entry["reply"])
-            return inner, float(entry.get("delay_seconds", 0))
-        return json.dumps(entry, ensure_ascii=False), None
+            return entry, None, None
+        if "reply" in entry and set(entry) <= {"reply", "delay_seconds", "after_file"}:
+            inner, _, _ = ScriptedModel._render(entry["reply"])
+            after = Path(str(entry["after_file"])) if entry.get("after_file") else None
+            return inner, float(entry.get("delay_seconds", 0)), after
+        return json.dumps(entry, ensure_ascii=False), None, None
 
     async def complete(self, messages: Sequence[ChatMessage], *,
                        schema: dict[str, Any] | None = None) -> Completion:
@@ -94,7 +100,9 @@ class ScriptedModel:
         else:
             index = self._next
             self._next += 1
-        text, delay = self._render(replies[index])
+        text, delay, after = self._render(replies[index])
+        while after is not None and not after.exists():  # noqa: ASYNC110 - a file has no event to wait on
+            await asyncio.sleep(AFTER_FILE_POLL_SECONDS)  # the step timeout (or a signal) bounds this
         wait = self.script.delay_seconds if delay is None else delay
         if wait:
             await asyncio.sleep(wait)

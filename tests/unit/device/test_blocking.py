@@ -34,6 +34,9 @@ async def test_a_hung_call_becomes_a_timeout_error_with_the_serial() -> None:
     (adbutils.AdbError("device 'emulator-5554' not found"), DeviceDisconnectedError),
     (adbutils.AdbError("device offline"), DeviceDisconnectedError),
     (adbutils.AdbError("device unauthorized. This adb server's $ADB_VENDOR_KEYS is not set"), DeviceDisconnectedError),
+    # what adbutils raises when the phone goes away in the middle of a shell command (seen with a
+    # SIGKILLed emulated adbd behind the real adb server): the output ends before its exit marker
+    (adbutils.AdbError("shell output invalid", "sleep 3; echo X4EXIT:$?", b""), DeviceDisconnectedError),
     (adbutils.AdbError("Failure [INSTALL_FAILED_VERSION_DOWNGRADE]"), DeviceCommandError),
     (ValueError("bad value"), DeviceCommandError),
 ])

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -38,3 +39,14 @@ def test_from_file_errors_name_the_file(tmp_path: Path) -> None:
         ScriptedModel.from_file(bad)
     with pytest.raises(ConfigError, match="cannot read"):
         ScriptedModel.from_file(tmp_path / "missing.yaml")
+
+
+async def test_a_reply_held_until_its_file_exists(tmp_path: Path) -> None:
+    go = tmp_path / "go"
+    model = ScriptedModel(Script(replies=[{"after_file": str(go), "reply": {"status": "FINISH", "result": "ok"}}]))
+    reply = asyncio.ensure_future(model.complete(HELLO))
+    for _ in range(5):  # the model looks for the file and goes on waiting
+        await asyncio.sleep(0)
+    assert not reply.done()
+    go.touch()
+    assert json.loads((await asyncio.wait_for(reply, 60)).text) == {"status": "FINISH", "result": "ok"}
