@@ -42,8 +42,11 @@ def test_a_signal_stops_the_batch_and_every_run_in_flight(tmp_path: Path, signum
         assert (line["status"], line["reason"], line["interrupted"], line["retried"]) == ("FAIL", reason, True, False)
         run = json.loads((batch_dir / line["run_dir"] / "run.json").read_text())
         assert (run["status"], run["reason"], run["signal"]) == ("FAIL", reason, signal.Signals(signum).name)
-        assert [json.loads(x)["step"] for x in (batch_dir / line["run_dir"] / "steps.jsonl").read_text()
-                .splitlines()] == [1, 2]  # the step in flight is recorded, with the reason
+        steps = [json.loads(x) for x in (batch_dir / line["run_dir"] / "steps.jsonl").read_text().splitlines()]
+        # the signal lands in step 2 (which is then recorded, with the reason) or, on a busy machine, just
+        # before it began (then no step 2 runs): both are the run ending as ``run`` ends on a signal
+        assert [x["step"] for x in steps] in ([1], [1, 2]) and steps[0]["status"] == "CONTINUE"
+        assert all((x["status"], x["reason"]) == ("FAIL", reason) for x in steps[1:])
     assert sorted(p.name for p in batch_dir.iterdir() if p.is_dir()) == ["t01-slow-a1", "t02-slow-a1"]
     assert f"batch b: 4 tasks on 2 phones (local engine), stopped: {reason}" in out
     assert "finished 0, failed 2, not run 2; retried 0 after a lost phone; 2 attempts" in out
