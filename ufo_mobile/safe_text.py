@@ -27,11 +27,20 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def cut_to(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, saying how many were left out (nothing escaped)."""
+    return text if len(text) <= limit else text[:limit] + _cut_note(len(text) - limit)
+
+
+def _cut_note(left_out: int) -> str:
+    return f"… [{left_out} more characters]"
+
+
 def printable(text: str, limit: int | None = None) -> str:
     """``text`` on one line with control characters escaped, cut to about ``limit`` characters."""
     cut = ""
     if limit is not None and len(text) > limit:
-        cut = f"… [{len(text) - limit} more characters]"
+        cut = _cut_note(len(text) - limit)
         text = text[:limit]
     return _UNSAFE.sub(_escape, text) + cut
 
@@ -56,6 +65,6 @@ def printable_block(text: str, limit: int | None = None) -> str:
     text = text.replace("\r\n", "\n")
     cut = ""
     if limit is not None and len(text) > limit:
-        cut = f"… [{len(text) - limit} more characters]"
+        cut = _cut_note(len(text) - limit)
         text = text[:limit]
     return _UNSAFE_IN_BLOCK.sub(_escape, text) + cut

@@ -17,6 +17,7 @@ from typing import Any
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.fleet.devices import Phone
 from ufo_mobile.processors.context import StepContext
+from ufo_mobile.safe_text import cut_to
 from ufo_mobile.session import RunControl, RunResult, Session
 from ufo_mobile.settings import Settings
 
@@ -35,7 +36,7 @@ def settings_on(settings: Settings, phone: Phone, log_dir: Path, driver: str | N
 def _bounded(text: str | None) -> str | None:
     if not text:
         return None
-    return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + f"… [{len(text) - TEXT_LIMIT} more characters]"
+    return cut_to(text, TEXT_LIMIT)
 
 
 def step_payload(session: Session, phone: Phone, step: StepContext, annotate: bool) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
+from ufo_mobile.safe_text import cut_to
 from ufo_mobile.sandbox.errors import ProtocolError, ToolError
 from ufo_mobile.sandbox.limits import SandboxLimits
 from ufo_mobile.sandbox.process import MAX_MESSAGE_BYTES, SandboxProcess
@@ -214,4 +215,4 @@ def _text(value: Any, limit: int = _TEXT_CHARS) -> str | None:
     if value is None:
         return None
     text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else text[:limit] + f"… [{len(text) - limit} more characters]"
+    return cut_to(text, limit)
