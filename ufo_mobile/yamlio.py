@@ -18,8 +18,12 @@ What is bounded, before anything is constructed:
   the file and a bomb is rejected in milliseconds;
 - cycles: an alias inside the node it refers to.
 
-Only PyYAML's pure-Python ``SafeLoader`` is used: libyaml's composer recurses in C with no bound.
-Every failure is a ``ConfigError`` whose text is one line: ``file:line: message``.
+Events come from libyaml's C parser where PyYAML has it (the pure-Python one otherwise); the
+composing above them is PyYAML's Python composer with the bounds added (libyaml's own composer
+recurses in C with no bound we could set). libyaml refuses 1000 or more levels of nesting itself,
+while scanning ahead, before our composer sees that deep: such a file gets libyaml's reason instead of
+ours, in the same one-line form. Every failure is a ``ConfigError`` whose text is one line:
+``file:line: message``.
 """
 
 from __future__ import annotations
