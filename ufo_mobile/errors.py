@@ -60,6 +60,7 @@ class DeviceError(UfoMobileError):
 
     def __init__(self, message: str, *, serial: str = "?") -> None:
         self.serial = serial
+        self.detail = message  # the message without the serial
         super().__init__(f"[{serial}] {message}")
 
 

@@ -132,8 +132,8 @@ def test_a_phone_that_refuses_the_connection_is_one_line_before_anything_runs(
     code, out, err = Cli("batch", str(task), "--devices", address, "--adb-port", str(adb_server.port),
                          "--log-dir", "logs", cwd=tmp_path, env={"HOME": str(tmp_path)}).finish()
     assert code == 2 and out == ""
-    assert err.splitlines() == [f"error: --devices: adb connect {address}: failed to connect to '{address}': "
-                                "Connection refused"]
+    (line,) = err.splitlines()  # the rest of the line is the adb server's own answer
+    assert line.startswith(f"error: --devices: adb connect {address}: ") and "Traceback" not in err
     assert not (tmp_path / "logs").exists()
 
 

@@ -19,7 +19,7 @@ from tests.integration.test_drivers import COMMAND_TIMEOUT, demo_settings, devic
 from ufo_mobile.device.adb import AdbDriver
 from ufo_mobile.device.base import CurrentApp, KeyboardState
 from ufo_mobile.device.u2 import U2Driver
-from ufo_mobile.errors import DeviceCommandError, DumpUnavailableError
+from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DumpUnavailableError
 from ufo_mobile.session import Session
 from ufo_mobile.sim import keyboard
 from ufo_mobile.sim.devstate import SECOND_DISPLAY_ID
@@ -298,3 +298,25 @@ async def test_u2_reconnects_through_our_adb_server_and_starts_none_on_5037(sim_
     assert device.serial == sim_device.serial and device.shell("echo ok") == "ok"
     assert not server_answers(5037)
     await driver.close()
+
+
+# -- a phone gone in the middle of a command is a lost phone -------------------------------------------------
+
+
+@pytest.mark.parametrize(("make", "hung"), [(adb_driver, "screencap"), (u2_driver, "takeScreenshot")])
+async def test_a_phone_gone_mid_screenshot_is_a_lost_phone_not_a_failed_command(
+        sim_device: Any, make: Any, hung: str) -> None:
+    """adbd dies while the screenshot is on its way (a killed adbd, a pulled cable): the adb server
+    only ends the stream, so the screenshot comes back empty or cut off. That is a phone lost."""
+    driver = make(sim_device)
+    await driver.connect()
+    try:
+        sim_device.adbd.hang(hung)
+        shot = asyncio.create_task(driver.screenshot())
+        assert await asyncio.to_thread(sim_device.adbd.device.faults.wait_hung, hung, 60.0)  # 60 s: a hang guard
+        sim_device.adbd.disconnect(refuse_seconds=3600)  # gone, and it does not come back
+        with pytest.raises(DeviceDisconnectedError):
+            await shot
+    finally:
+        await driver.close()
+

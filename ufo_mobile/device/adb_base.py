@@ -21,12 +21,13 @@ import structlog
 
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.device.blocking import DaemonWorkers, call_blocking
-from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError
+from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DeviceError, DeviceTimeoutError
 
 Sleep = Callable[[float], Awaitable[None]]
 POLL_ATTEMPTS = 8       # polls of a state the phone reaches on its own (an IME binding, a package registered)
 POLL_FIRST_DELAY = 0.1  # seconds; doubled after each poll, at most POLL_MAX_DELAY
 POLL_MAX_DELAY = 2.0
+PROBE_SECONDS = 5.0     # the bound of the one "is the phone still there" check after a failed command
 # MIUI/HyperOS refuse injected input until a second developer switch is on (scrcpy's FAQ)
 INJECT_DENIED = "INJECT_EVENTS permission"
 XIAOMI_HINT = ("the phone refuses injected taps and keys: on Xiaomi (MIUI/HyperOS) turn on "
@@ -139,9 +140,37 @@ class AdbBase(DeviceDriver):
     # --- plumbing --------------------------------------------------------------------------
 
     async def _call(self, fn: Any, *args: Any, what: str, limit: float | None = None, **kwargs: Any) -> Any:
-        """Call a blocking library function; ``kwargs`` go to ``fn``, ``limit`` bounds the wait."""
-        return await call_blocking(partial(fn, *args, **kwargs), limit=limit or self._timeout,
-                                   serial=self.serial, what=what, workers=self._workers)
+        """Call a blocking library function; ``kwargs`` go to ``fn``, ``limit`` bounds the wait. A
+        failure the library reports as a failed command is checked against a phone that went away
+        (``confirm_failure``)."""
+        try:
+            return await call_blocking(partial(fn, *args, **kwargs), limit=limit or self._timeout,
+                                       serial=self.serial, what=what, workers=self._workers)
+        except DeviceCommandError as exc:
+            raise await self.confirm_failure(exc) from exc
+
+    async def confirm_failure(self, error: DeviceCommandError) -> DeviceError:
+        """What a failed command means: ``error`` itself while the phone still answers, or the phone
+        lost. A phone that goes away in the middle of a command (adbd killed, a cable pulled) does
+        not always say so: the adb server just ends the stream, and the command looks like one that
+        printed nothing (an empty screenshot) or stopped short (a stream without its end, a
+        connection that gives no OKAY). One short ``true`` in the shell tells the two apart."""
+        if self._device is None:
+            return error
+        try:
+            await self._probe()
+        except (DeviceDisconnectedError, DeviceTimeoutError) as gone:
+            kind = DeviceDisconnectedError if isinstance(gone, DeviceDisconnectedError) else DeviceTimeoutError
+            return kind(f"{error.detail}; then the phone stopped answering ({gone.detail})", serial=self.serial)
+        except DeviceCommandError as odd:  # the probe stopped short too: nothing answers on that transport
+            return DeviceDisconnectedError(f"{error.detail}; then the phone stopped answering ({odd.detail})",
+                                           serial=self.serial)
+        return error
+
+    async def _probe(self) -> None:
+        """One ``true`` in the shell, bounded by ``PROBE_SECONDS`` (``confirm_failure``)."""
+        await call_blocking(self.device.shell2, "true", timeout=PROBE_SECONDS, v2=self._shell_v2,
+                            limit=PROBE_SECONDS + 1.0, serial=self.serial, what="ping", workers=self._workers)
 
     async def _shell(self, command: str, *, what: str, check: bool = True, seconds: float | None = None) -> str:
         """Run ``command`` in the device shell; raise ``DeviceCommandError`` on a non-zero exit."""

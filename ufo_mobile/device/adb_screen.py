@@ -51,9 +51,10 @@ class AdbScreenMixin(AdbBase):
         command = "screencap -p" + (f" -d {display}" if display else "")
         data = await self._exec_bytes(command, what="screenshot")
         png = png_from(data)
-        if png is None:
-            raise DeviceCommandError(f"screencap returned no PNG ({len(data)} bytes: {data[:80]!r})",
-                                     serial=self.serial)
+        if png is None or not png.endswith(_IEND):  # nothing, or cut off: a phone gone mid-command?
+            what = "no PNG" if png is None else "a PNG cut off before its end"
+            raise await self.confirm_failure(DeviceCommandError(
+                f"screencap returned {what} ({len(data)} bytes: {data[:80]!r})", serial=self.serial))
         if len(png) != len(data):
             self._log.debug("screencap_extra_output", serial=self.serial, dropped=len(data) - len(png))
         return png

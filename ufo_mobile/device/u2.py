@@ -120,7 +120,7 @@ class U2Driver(DeviceDriver):
         except DeviceCommandError as exc:
             if INJECT_DENIED in str(exc):
                 raise DeviceCommandError(f"{what}: {XIAOMI_HINT}", serial=self.serial) from exc
-            raise
+            raise await self.adb.confirm_failure(exc) from exc  # the phone may be gone (AdbBase)
 
     # --- input -----------------------------------------------------------------------------
 

@@ -54,8 +54,9 @@ class Faults:
     """Switches for tests: hung command prefixes and a count of empty hierarchy dumps."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._hang: list[str] = []
+        self._hung: list[str] = []  # the commands that hung, in order
         self._empty = 0
 
     def hang(self, prefix: str) -> None:
@@ -67,8 +68,19 @@ class Faults:
             self._hang = [] if prefix is None else [p for p in self._hang if p != prefix]
 
     def hangs(self, command: str) -> bool:
+        """Whether ``command`` is to hang (it is then counted as hung)."""
         with self._lock:
-            return any(command.startswith(prefix) for prefix in self._hang)
+            hung = any(command.startswith(prefix) for prefix in self._hang)
+            if hung:
+                self._hung.append(command)
+                self._lock.notify_all()
+            return hung
+
+    def wait_hung(self, prefix: str, timeout: float) -> bool:
+        """Wait (from any thread) until a command starting with ``prefix`` hangs; False after
+        ``timeout`` seconds without one."""
+        with self._lock:
+            return self._lock.wait_for(lambda: any(c.startswith(prefix) for c in self._hung), timeout)
 
     def empty_dumps(self, count: int) -> None:
         if count < 0:

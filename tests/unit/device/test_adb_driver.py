@@ -17,7 +17,7 @@ from ufo_mobile.device.adb_dump import dump_failure_kind, pin_client
 from ufo_mobile.device.adb_screen import display_ids, png_from
 from ufo_mobile.device.adb_text import ADB_KEYBOARD, U2_KEYBOARD, parse_broadcast
 from ufo_mobile.device.base import CurrentApp, KeyboardState
-from ufo_mobile.errors import DeviceCommandError, DumpUnavailableError
+from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DumpUnavailableError
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"x" * 17 + b"\x00\x00\x00\x00IEND\xaeB`\x82"
 WARNING = (b"[Warning] Multiple displays were found, but no display id was specified! Defaulting to the first "
@@ -65,6 +65,10 @@ class ScriptedAdb(AdbDriver):
     async def _exec_bytes(self, command: str, *, what: str) -> bytes:
         self.commands.append(command)
         return self.screencap
+
+    async def _probe(self) -> None:
+        if self.answer("true") == "GONE":
+            raise DeviceDisconnectedError("ping: device offline", serial=self.serial)
 
     def dumps(self) -> list[str]:
         return [c for c in self.commands if c.startswith("uiautomator dump")]
@@ -199,9 +203,22 @@ async def test_screenshot_never_hands_over_anything_but_a_png() -> None:
     single.screencap = b"screencap: error"
     with pytest.raises(DeviceCommandError, match="no PNG"):
         await single.screenshot()
+    assert single.commands[-1] == "true"  # the phone still answers: the command's own failure
+    single.screencap = PNG[:-12]
+    with pytest.raises(DeviceCommandError, match="a PNG cut off before its end"):
+        await single.screenshot()
     wrong = ScriptedAdb({"dumpsys SurfaceFlinger --display-id": "Display 7 (HWC display 0):\n"}, display_id="9")
     with pytest.raises(DeviceCommandError, match="display_id 9 is not a display of this phone"):
         await wrong.screenshot()
+
+
+@pytest.mark.parametrize("output", [b"", PNG[:40]])
+async def test_a_screenshot_cut_short_by_a_phone_that_went_away_is_a_lost_phone(output: bytes) -> None:
+    driver = ScriptedAdb({"dumpsys SurfaceFlinger --display-id": "Display 0 (HWC display 0): port=0\n",
+                          "true": "GONE"})
+    driver.screencap = output
+    with pytest.raises(DeviceDisconnectedError, match="then the phone stopped answering"):
+        await driver.screenshot()
 
 
 def test_png_from_and_display_ids() -> None:
