@@ -235,15 +235,17 @@ async def test_errors_leave_the_connection_usable_a_full_line_refuses_and_sigter
                              ('{"type": "task", "request": "x"}', "TASK before REGISTER: register first"),
                              ('{"type": "register"}', "REGISTER needs a client_id"),
                              ('{"type": "register", "client_id": "c", "client_type": "robot"}',
-                              "invalid REGISTER: client_type: Input should be 'device' or 'constellation'")]:
+                              "invalid REGISTER: client_type: ")]:  # then pydantic's words (not asserted)
             await client.ws.send(frame)
             reply = await client.until(lambda m: True)
             assert (reply["type"], reply["status"]) == ("error", "error"), reply
             assert reply["error"].startswith(error), reply["error"]
+            assert reply["error"].removeprefix(error).strip() or not error.endswith(": "), reply["error"]
         await client.send(type="register", client_id="c", status="ok")
         assert (await client.until(lambda m: True))["type"] == "heartbeat"
         await client.ws.send('{"type": "task", "request": 5, "session_id": "bad"}')
-        assert (await client.until(lambda m: True))["error"] == "invalid TASK: request: Input should be a valid string"
+        refused = (await client.until(lambda m: True))["error"]
+        assert refused.startswith("invalid TASK: request: ") and "\n" not in refused, refused  # then pydantic's words
         await client.send(type="heartbeat", client_id="c", request_id="hb", status="ok")
         beat = await client.until(lambda m: True)
         assert (beat["type"], beat["status"], beat["response_id"]) == ("heartbeat", "ok", "hb")

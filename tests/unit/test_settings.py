@@ -55,17 +55,17 @@ def test_env_interpolation(task_dir: Path) -> None:
     ("task: x\nmodel: {script: script.yaml}\nlimitz: {}\n", "t.yaml:3: limitz: unknown key"),
     ("task: x\nmodel:\n  script: script.yaml\n  temprature: 1\n", "t.yaml:4: model.temprature: unknown key"),
     ("task: x\nmodel: {script: script.yaml}\nlimits:\n  max_steps: 0\n",
-     "t.yaml:4: limits.max_steps: Input should be greater than 0"),
+     "t.yaml:4: limits.max_steps: "),
     ("task: x\nmodel: {script: script.yaml}\nlimits:\n  max_steps: lots\n",
-     "t.yaml:4: limits.max_steps: Input should be a valid integer"),
-    ("model: {script: script.yaml}\n", "t.yaml: task: Field required"),
+     "t.yaml:4: limits.max_steps: "),
+    ("model: {script: script.yaml}\n", "t.yaml: task: "),
     ("task: x\nmodel:\n  kind: scripted\n", "t.yaml:2: model: the scripted model needs 'script"),
     ("task: 'a ${MISSING_VAR}'\nmodel: {script: script.yaml}\n",
      "t.yaml:1: task: environment variable MISSING_VAR is not set"),
     ("task: [unclosed\n", "t.yaml:2: invalid YAML"),
     ("task: x\ntask: y\n", "t.yaml:2: task: duplicate key"),
     ("- a list\n", "t.yaml:1: the file must be a mapping"),
-    ("task: x\nmodel: {script: script.yaml}\ndevice: {kind: iphone}\n", "t.yaml:3: device.kind: Input should be"),
+    ("task: x\nmodel: {script: script.yaml}\ndevice: {kind: iphone}\n", "t.yaml:3: device.kind: "),
 ])
 def test_errors_name_file_line_and_key(task_dir: Path, text: str, expected: str) -> None:
     task = write(task_dir / "t.yaml", text)
@@ -75,6 +75,8 @@ def test_errors_name_file_line_and_key(task_dir: Path, text: str, expected: str)
     assert "\n" not in message
     assert message.startswith(str(task_dir / expected.split(":")[0]))
     assert expected in message
+    # After 'file:line: key: ' comes the problem; where pydantic found it, in pydantic's words (not asserted).
+    assert message.split(expected, 1)[1].strip() or not expected.endswith(": ")
 
 
 def test_error_in_default_file_names_that_file(task_dir: Path) -> None:

@@ -156,7 +156,8 @@ async def test_structured_output_is_validated(tmp_path: Path, answer: str, statu
     if status == "FINISH":
         assert result.output == {"wifi": True, "networks": 3}
     else:
-        assert result.reason.startswith("the answer does not match task.output: wifi: 'yes' is not of type 'boolean'")
+        prefix = "the answer does not match task.output: wifi: "  # then jsonschema's words (not asserted)
+        assert result.reason.startswith(prefix) and result.reason.removeprefix(prefix).strip()
     prompt = prompt_of(result, 1)
     assert '"networks"' in prompt and "one JSON value that matches" in prompt
 

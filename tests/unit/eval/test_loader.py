@@ -65,9 +65,8 @@ def test_a_task_without_an_oracle_loads(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("change", "expected"), [
     (("budget: 8", "budgte: 8"), ":7: budgte: unknown key"),
-    (("budget: 8", "budget: 0"), ":7: budget: Input should be greater than 0"),
+    (("budget: 8", "budget: 0"), ":7: budget: "),  # a bare "key: ": pydantic's words follow
     (("id: shop-buy", "id: shop-sell"), ":1: id: the id must be the file's name without .yaml ('shop-buy')"),
-    (("id: shop-buy", "id: Shop Buy"), ":1: id: String should match pattern"),
     (("check: {path: cart, contains: {name: $item, qty: $qty}}\n", ""),
      ":1: check: a task that can be done needs a check"),
     (("install: [com.example.shop]", "install: [com.example.shopp]"),
@@ -86,7 +85,7 @@ def test_a_task_without_an_oracle_loads(tmp_path: Path) -> None:
      ":12: check: app 'com.example.clock' is not on the phone"),
     (("qty: $qty}}", "qty: $qtty}}"), ":12: check.contains.qty: unknown parameter $qtty"),
     (("params:\n  item: {choice: [Oat milk, Bananas]}\n  qty: {int: [2, 3]}", "params: [item, qty]"),
-     ":4: params: Input should be a valid dictionary"),
+     ":4: params: "),
     (("budget: 8", "budget: 8\nbudget: 9"), ":8: budget: duplicate key"),
     (("budget: 8", "budget: [8"), ":8: invalid YAML"),
 ])
@@ -95,11 +94,12 @@ def test_mistakes_in_a_task_file(tmp_path: Path, change: tuple[str, str], expect
     message = error(path)
     assert message.startswith(str(path)), message
     assert expected in message, message
+    assert message.split(expected, 1)[1].strip() or not expected.endswith(": "), message
 
 
 @pytest.mark.parametrize(("oracle", "expected"), [
     (ORACLE.replace("Added $qty", "Added $qtty"), ":4: replies.1.result: unknown parameter $qtty"),
-    ("replies: []\n", ":1: replies: List should have at least 1 item"),
+    ("replies: []\n", ":1: replies: "),  # pydantic's words follow
     ("replys: [x]\n", ":1: replys: unknown key"),
 ])
 def test_mistakes_in_an_oracle_name_its_file(tmp_path: Path, oracle: str, expected: str) -> None:
@@ -107,6 +107,13 @@ def test_mistakes_in_an_oracle_name_its_file(tmp_path: Path, oracle: str, expect
     message = error(tmp_path / "shop-buy.yaml")
     assert message.startswith(str(tmp_path / "scripts" / "shop-buy.yaml")), message
     assert expected in message, message
+    assert message.split(expected, 1)[1].strip() or not expected.endswith(": "), message
+
+
+def test_an_id_must_be_a_plain_name_even_when_the_file_has_that_name(tmp_path: Path) -> None:
+    path = write(tmp_path, TASK.replace("id: shop-buy", "id: Shop Buy"), name="Shop Buy")
+    message = error(path)
+    assert message.startswith(f"{path}:1: id: ") and message != f"{path}:1: id: "  # then pydantic's words
 
 
 def test_a_named_oracle_must_exist(tmp_path: Path) -> None:
@@ -141,5 +148,5 @@ def test_a_suite_folder(tmp_path: Path) -> None:
     write(tmp_path, TASK.replace("id: shop-buy", "id: shop-buy-2"), name="shop-buy-2")
     assert [task.id for task in load_suite(tmp_path)] == ["shop-buy", "shop-buy-2"]
     write(tmp_path, "id: broken\n", name="broken")
-    with pytest.raises(ConfigError, match=r"broken\.yaml:1: app: Field required"):
+    with pytest.raises(ConfigError, match=r"broken\.yaml:1: app: \S"):  # the missing key named
         load_suite(tmp_path)

@@ -50,12 +50,20 @@ def test_each_kind() -> None:
     ({"time": ["7:00", "08:00"]}, "not a 24-hour time"),
     ({"time": ["09:00", "08:00"]}, "from <= to"),
     ({"sample": ["a"], "k": 2}, "only 1 items"),
-    ({"choice": []}, "at least 1 item"),
-    ({"choice": [1], "steps": 2}, "Extra inputs"),
 ])
 def test_bad_parameter_specs(raw: dict[str, Any], message: str) -> None:
     with pytest.raises(ValidationError, match=message.replace("(", r"\(").replace(")", r"\)")):
         ParamSpec.model_validate(raw)
+
+
+@pytest.mark.parametrize(("raw", "field"), [
+    ({"choice": []}, "choice"),  # an empty list
+    ({"choice": [1], "steps": 2}, "steps"),  # an unknown key
+])
+def test_bad_parameter_fields_are_named(raw: dict[str, Any], field: str) -> None:
+    with pytest.raises(ValidationError) as info:  # what is wrong with the field: pydantic's words, not asserted
+        ParamSpec.model_validate(raw)
+    assert [error["loc"] for error in info.value.errors()] == [(field,)]
 
 
 def test_a_derived_parameter_must_name_an_earlier_one() -> None:

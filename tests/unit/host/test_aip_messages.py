@@ -56,9 +56,9 @@ def test_a_constellations_task_parses() -> None:
     ("[1, 2]", "not a message: a JSON list, not an object"),
     ('{"client_id": "c"}', "not a message: no 'type' (one of: task, heartbeat, "),
     ('{"type": "bogus\\nline"}', "unknown message type 'bogus\\\\nline' (one of: task, "),
-    ('{"type": "task", "request": 5}', "invalid TASK: request: Input should be a valid string"),
-    ('{"type": "register", "client_type": "phone"}', "invalid REGISTER: client_type: Input should be 'device' or"),
-    ('{"type": "heartbeat", "status": "fine"}', "invalid HEARTBEAT: status: Input should be 'continue', "),
+    ('{"type": "task", "request": 5}', "invalid TASK: request: "),  # then pydantic's words (not asserted)
+    ('{"type": "register", "client_type": "phone"}', "invalid REGISTER: client_type: "),
+    ('{"type": "heartbeat", "status": "fine"}', "invalid HEARTBEAT: status: "),
     (b"\xff\xfe", "not a message: a binary frame that is not UTF-8 JSON"),
     ("[" * 100_000, "not JSON: "),
 ])
@@ -68,16 +68,18 @@ def test_every_unusable_frame_is_one_line_naming_the_problem(frame: str | bytes,
     text = str(caught.value)
     assert text.startswith(error), text
     assert "\n" not in text and len(text) < 400
+    assert text.removeprefix(error).strip() or not error.endswith(": "), text
 
 
 def test_ids_are_bounded() -> None:
-    with pytest.raises(AipError, match="invalid REGISTER: client_id: String should have at most 256 characters"):
+    with pytest.raises(AipError, match=r"^invalid REGISTER: client_id: \S") as caught:  # then pydantic's words
         parse_client_message(json.dumps({"type": "register", "client_id": "c" * 300}))
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 400
 
 
 def test_bad_metadata_of_ours_is_one_line() -> None:
     message = parse_client_message(json.dumps({"type": "task", "metadata": {"device": ["sim-1"]}}))
-    with pytest.raises(AipError, match=r"^invalid TASK metadata: device: Input should be a valid string$"):
+    with pytest.raises(AipError, match=r"^invalid TASK metadata: device: [^\n]+$"):  # then pydantic's words
         task_metadata(message)
 
 

@@ -85,16 +85,17 @@ def test_what_a_client_may_not_set_is_refused(base: Settings, metadata: dict[str
 
 @pytest.mark.parametrize(("fields", "error"), [
     ({"request": "x", "metadata": {"options": {"limits": {"max_steps": 0}}}},
-     "TASK: limits.max_steps: Input should be greater than 0"),
+     "TASK: limits.max_steps: "),  # a bare "key: ": pydantic's words follow (not asserted)
     ({"request": "x", "metadata": {"options": {"limits": {"max_stepz": 3}}}}, "TASK: limits.max_stepz: unknown key"),
-    ({"request": "x", "metadata": {"options": {"mode": "yolo"}}}, "TASK: mode: Input should be 'direct', "),
+    ({"request": "x", "metadata": {"options": {"mode": "yolo"}}}, "TASK: mode: "),
     ({}, "TASK: request: the task has no text: give 'request' (or task.text in metadata.task_yaml)"),
     ({"metadata": {"task_yaml": "task: {name: only-a-name}"}}, "TASK: request: the task has no text"),
     ({"request": "x", "metadata": {"task_yaml": "- a list"}}, "task_yaml: must be a mapping of settings"),
     ({"request": "x", "metadata": {"task_yaml": "limits: {max_steps: 3"}}, "task_yaml:"),
 ])
 def test_a_task_that_does_not_validate_is_one_line(base: Settings, fields: dict[str, Any], error: str) -> None:
-    assert refusal(base, **fields).startswith(error)
+    text = refusal(base, **fields)
+    assert text.startswith(error) and (text.removeprefix(error).strip() or not error.endswith(": ")), text
 
 
 def test_a_clients_yaml_never_reads_the_servers_environment(base: Settings, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -84,11 +84,11 @@ def test_azure_endpoint_deployment_and_version() -> None:
 @pytest.mark.parametrize(("model", "expected"), [
     ("{kind: openai_compatible}", "model: the openai_compatible model needs 'base_url: <server URL>'"),
     ("{kind: azure, base_url: 'http://x'}", "model: azure takes its resource URL as 'azure_endpoint'"),
-    ("{kind: openai, structured_output: maybe}", "model.structured_output: Input should be"),
-    ("{kind: openai, api_key_env: 'not a name'}", "model.api_key_env: String should match pattern"),
-    ("{kind: openai, retry: {max_retries: -1}}", "model.retry.max_retries: Input should be greater than or equal"),
-    ("{kind: openai, prices: {gpt-x: {input: 1}}}", "model.prices.gpt-x.output: Field required"),
-    ("{kind: bard}", "model.kind: Input should be"),
+    ("{kind: openai, structured_output: maybe}", "model.structured_output: "),
+    ("{kind: openai, api_key_env: 'not a name'}", "model.api_key_env: "),
+    ("{kind: openai, retry: {max_retries: -1}}", "model.retry.max_retries: "),
+    ("{kind: openai, prices: {gpt-x: {input: 1}}}", "model.prices.gpt-x.output: "),
+    ("{kind: bard}", "model.kind: "),
     ("{kind: openai_compatible, base_url: 'localhost:8000/v1'}",
      "model.base_url: not an http(s) URL: 'localhost:8000/v1' (e.g. http://localhost:11434/v1)"),
     ("{kind: azure, azure_endpoint: 'https://[::1'}", "model.azure_endpoint: not an http(s) URL"),
@@ -98,7 +98,10 @@ def test_settings_errors(tmp_path: Path, model: str, expected: str) -> None:
     task.write_text(f"task: x\nmodel: {model}\n")
     with pytest.raises(ConfigError) as info:
         load_settings(task, env={})
-    assert expected in str(info.value)
+    message = str(info.value)
+    assert message.startswith(f"{task}:2: {expected}") and "\n" not in message
+    # after a bare 'key: ' comes what pydantic found, in its words (not asserted)
+    assert message.removeprefix(f"{task}:2: {expected}").strip() or not expected.endswith(": ")
 
 
 def test_key_in_the_task_file_comes_through_interpolation(tmp_path: Path) -> None:

@@ -74,18 +74,20 @@ def test_a_model_by_dotted_path(sep: str) -> None:
     assert model_spec("Totals").extract("Totals: [1, 2.5]") == [1.0, 2.5]
 
 
-@pytest.mark.parametrize(("answer", "message"), [
-    ('{"number": "A-1", "total": "abc"}',
-     "total: Input should be a valid number, unable to parse string as a number (got 'abc')"),
-    ('{"number": "A-1"}', "total: Field required"),
+@pytest.mark.parametrize(("answer", "where", "end"), [
+    ('{"number": "A-1", "total": "abc"}', "total: ", " (got 'abc')"),
+    ('{"number": "A-1"}', "total: ", ""),  # a missing field: no input to quote
     ('{"number": "A-1", "total": 1, "items": [{"name": "tea", "price": "x"}, {"name": 3}]}',
-     "items[0].price: Input should be a valid number"),
-    ("[1, 2]", "(top level): Input should be a valid dictionary or instance of Invoice"),
+     "items[0].price: ", " (got 'x') (and 2 more)"),
+    ("[1, 2]", "(top level): ", " (got [1, 2])"),
 ])
-def test_model_answers_that_do_not_match(answer: str, message: str) -> None:
+def test_model_answers_that_do_not_match(answer: str, where: str, end: str) -> None:
     with pytest.raises(StructuredOutputError) as info:
         model_spec().extract(answer)
-    assert str(info.value).startswith(message) and "\n" not in str(info.value)
+    message = str(info.value)
+    # "path: problem (got input) (and N more)": the problem is pydantic's words (not asserted), the rest ours
+    assert message.startswith(where) and message.endswith(end) and "\n" not in message
+    assert message[len(where):len(message) - len(end)].strip() and ("(got " in message) == bool(end)
     assert info.value.raw == answer and isinstance(info.value, (ValueError, LLMOutputParseError))
 
 
@@ -105,10 +107,10 @@ def test_schema_answers_bare_fenced_or_in_prose(answer: str) -> None:
 
 
 @pytest.mark.parametrize(("answer", "message"), [
-    ('{"total": "abc"}', "total: 'abc' is not of type 'number'"),
-    ('{"items": []}', "(top level): 'total' is a required property"),
-    ('{"total": 1, "items": [{"price": 1}, {"price": "x"}]}', "items[1].price: 'x' is not of type 'number'"),
-    ('{"total": 1, "currency": "GBP"}', "currency: 'GBP' is not one of ['EUR', 'USD']"),
+    ('{"total": "abc"}', "total: "),  # the failing path (ours), then jsonschema's words (not asserted)
+    ('{"items": []}', "(top level): "),
+    ('{"total": 1, "items": [{"price": 1}, {"price": "x"}]}', "items[1].price: "),
+    ('{"total": 1, "currency": "GBP"}', "currency: "),
     ("The total is 12 euros.", "the answer contains no JSON object"),
     ("", "the answer contains no JSON object"),
     ("{total: 12}", "the answer contains no JSON object"),
@@ -117,13 +119,14 @@ def test_schema_answers_that_do_not_match(answer: str, message: str) -> None:
     with pytest.raises(StructuredOutputError) as info:
         schema_spec().extract(answer)
     assert str(info.value).startswith(message) and "\n" not in str(info.value)
+    assert str(info.value).removeprefix(message).strip() and " (and " not in str(info.value)
 
 
 def test_what_to_look_for_follows_the_schema_type() -> None:
     assert schema_spec({"type": "array", "items": {"type": "integer"}}).extract("Found {x} items: [1, 2]") == [1, 2]
     assert schema_spec({"type": "integer"}).extract("```\n42\n```") == 42
     assert schema_spec({"type": "string", "format": "date"}).extract('"2024-05-01"') == "2024-05-01"
-    with pytest.raises(StructuredOutputError, match="'2024-13-45' is not a 'date'"):
+    with pytest.raises(StructuredOutputError, match=r"^\(top level\): \S"):  # the format is checked
         schema_spec({"type": "string", "format": "date"}).extract('"2024-13-45"')
     with pytest.raises(StructuredOutputError, match="no JSON object or array"):
         schema_spec({"type": "integer"}).extract("about forty")
@@ -143,8 +146,9 @@ def test_settings_need_exactly_one_of_model_and_schema() -> None:
     for values in ({}, {"model": "a.b:C", "schema": {"type": "object"}}):
         with pytest.raises(ValidationError, match="exactly one of 'model'"):
             OutputSettings.model_validate(values)
-    with pytest.raises(ValidationError, match="extra"):
+    with pytest.raises(ValidationError) as info:
         OutputSettings.model_validate({"model": "a.b:C", "format": "json"})
+    assert [error["loc"] for error in info.value.errors()] == [("format",)]  # an unknown key is refused
 
 
 @pytest.mark.parametrize(("path", "fragment"), [
@@ -160,9 +164,9 @@ def test_malformed_model_paths(path: str, fragment: str) -> None:
 
 
 @pytest.mark.parametrize(("schema", "fragment"), [
-    ({"type": "objekt"}, "not a valid JSON schema: type: 'objekt' is not valid under any of the given schemas"),
-    ({"properties": {"total": {"type": 3}}}, "properties.total.type: 3 is not valid"),
-    ({"required": "total"}, "required: 'total' is not of type 'array'"),
+    ({"type": "objekt"}, "not a valid JSON schema: type: "),  # then jsonschema's words (not asserted)
+    ({"properties": {"total": {"type": 3}}}, "not a valid JSON schema: properties.total.type: "),
+    ({"required": "total"}, "not a valid JSON schema: required: "),
     ({"properties": {"a": {"$ref": "#/$defs/missing"}}}, "$ref '#/$defs/missing' cannot be resolved"),
     ({"$ref": "https://example.com/schema.json"}, "$ref 'https://example.com/schema.json' cannot be resolved"),
     ({"$schema": "https://example.com/my-meta"}, "unknown $schema 'https://example.com/my-meta'"),
@@ -176,7 +180,7 @@ def test_invalid_schemas(schema: dict[str, Any], fragment: str) -> None:
 def test_older_drafts_are_recognised() -> None:
     spec = schema_spec({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
                         "definitions": {"n": {"type": "number"}}, "properties": {"n": {"$ref": "#/definitions/n"}}})
-    with pytest.raises(StructuredOutputError, match="n: 'x' is not of type 'number'"):
+    with pytest.raises(StructuredOutputError, match=r"^n: \S"):  # the draft-07 $ref to definitions was followed
         spec.extract('{"n": "x"}')
 
 

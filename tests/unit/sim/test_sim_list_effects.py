@@ -85,11 +85,11 @@ def test_remove_by_key_and_by_value(counter: Screen) -> None:
 
 @pytest.mark.parametrize(("effect", "message"), [
     ("{increment: nope}", "increment: unknown state variable 'nope'"),
-    ("{increment: {var: n, step: 2}}", "increment.step: Extra inputs are not permitted"),
+    ("{increment: {var: n, step: 2}}", "increment.step: "),  # a bare "path: ": pydantic's words follow
     ("{increment: {var: n, min: 5, max: 1}}", "max must not be less than min"),
     ("{toggle: item.}", "toggle: unknown state variable 'item.'"),
     ("{remove: {list: n, value: 1}}", "remove: state variable 'n' is not a list"),
-    ("{remove: {list: rows}}", "remove.value: Field required"),
+    ("{remove: {list: rows}}", "remove.value: "),
     ("{remove: {list: rows, value: \"{missing}\"}}", "unknown variable {missing}"),
 ])
 def test_bad_effects_are_named(effect: str, message: str) -> None:

@@ -60,13 +60,14 @@ async def test_three_ways_to_declare_parameters_validate_alike(params: Any) -> N
     assert reg.get_param_types() == {"search": {"query": "string", "limit": "integer", "exact": "boolean"}}
     ok = await reg.execute("search", {"query": "bob", "limit": "7", "exact": "true"}, ctx)
     assert (ok.success, ok.summary) == (True, "searched 'bob' limit=7 exact=True")
-    cases: list[tuple[dict[str, Any], str]] = [
-        ({}, "query: Field required"), ({"query": "x", "colour": 1}, "colour: Extra inputs"),
-        ({"query": "x", "limit": "many"}, "limit: Input should be a valid integer")]
-    for bad, fragment in cases:
+    cases: list[tuple[dict[str, Any], str]] = [({}, "query"), ({"query": "x", "colour": 1}, "colour"),
+                                               ({"query": "x", "limit": "many"}, "limit")]
+    for bad, field in cases:
         result = await reg.execute("search", bad, ctx)
-        assert not result.success and result.summary.startswith("bad arguments for search: "), bad
-        assert fragment in result.summary
+        assert not result.success, bad
+        # "bad arguments for search: field: problem": the problem in pydantic's words (not asserted)
+        prefix = f"bad arguments for search: {field}: "
+        assert result.summary.startswith(prefix) and result.summary.removeprefix(prefix).strip(), result.summary
 
 
 async def test_register_from_dict_droidrun_format_and_signatures_round_trip() -> None:
