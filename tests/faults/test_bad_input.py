@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -26,7 +27,7 @@ screens:
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    (None, "cannot read app file: No such file or directory"),
+    (None, f"cannot read app file: {os.strerror(errno.ENOENT)}"),  # the OS's words, passed on
     ("package: [unclosed\n", "invalid YAML"),
     (APP.replace("start: main", "start: nowhere"), "nowhere"),
     (b"\x89PNG\r\n\x1a\n\xff\xfe", "not UTF-8 text"),
@@ -73,7 +74,8 @@ def test_a_read_only_log_dir(tmp_path: Path) -> None:
         (tmp_path / "logs").mkdir()
         (tmp_path / "logs").chmod(0o555)
         code, _, err = cli("run", str(task), "--log-dir", "logs", cwd=tmp_path)
-        one_line_error(code, err, "logs.dir", "Permission denied")
+        one_line_error(code, err, "logs.dir: cannot create the run directory: cannot write logs",
+                       os.strerror(errno.EACCES))
         return
     if not namespace_mounts():
         pytest.skip("running as root without mount namespaces: no way to make a read-only directory here")
@@ -81,7 +83,8 @@ def test_a_read_only_log_dir(tmp_path: Path) -> None:
     mount.mkdir()
     code, _, err = run_in_mount_namespace(f"mount -t tmpfs -o ro,size=64k tmpfs {mount}",
                                           ["run", str(task), "--log-dir", str(mount / "logs")], cwd=tmp_path)
-    one_line_error(code, err, "logs.dir", "Read-only file system")
+    one_line_error(code, err, f"logs.dir: cannot create the run directory: cannot write {mount / 'logs'}",
+                   os.strerror(errno.EROFS))
 
 
 @pytest.mark.parametrize(("args", "message"), [

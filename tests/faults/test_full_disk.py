@@ -3,7 +3,9 @@ one-line reason, every step recorded before is whole, and no file is half-writte
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,8 @@ from PIL import Image
 
 from tests.faults.conftest import one_line_error, only_run_dir, run_json, step_lines, write_task
 from tests.faults.small_disk import namespace_mounts, run_in_mount_namespace
+
+NO_SPACE = os.strerror(errno.ENOSPC)  # the OS's words for a full disk, which the messages pass on
 
 SCROLLS = [{"status": "CONTINUE", "thought": "look", "action": {"name": "scroll", "args": {"direction": d}}}
            for d in ["down", "up"] * 20]
@@ -29,11 +33,11 @@ def test_a_full_disk_ends_the_run_in_fail_and_leaves_nothing_half_written(tmp_pa
     assert code == 1, out + err
     assert err == "" and "Traceback" not in out
     summary = [line for line in out.splitlines() if line.startswith("FAIL after")]
-    assert len(summary) == 1 and summary[0].endswith("No space left on device")
+    assert len(summary) == 1 and summary[0].endswith(NO_SPACE)
     run_dir = only_run_dir(out_dir)
     result = run_json(run_dir)
     assert result["status"] == "FAIL" and result["reason"].startswith("cannot write ")
-    assert result["reason"].endswith(": No space left on device") and "\n" not in result["reason"]
+    assert result["reason"].endswith(f": {NO_SPACE}") and "\n" not in result["reason"]
     lines = step_lines(run_dir)  # every line whole (json.loads would fail on a torn one)
     assert lines and lines[-1]["status"] == "FAIL" and lines[-1]["write_error"] == result["reason"]
     assert result["steps"] == len(lines)
@@ -59,6 +63,6 @@ def test_a_disk_full_from_the_start_is_one_line_and_leaves_nothing(tmp_path: Pat
     code, out, err = run_in_mount_namespace(f"mount -t tmpfs -o size=16k tmpfs {disk}",
                                             ["run", str(task), "--log-dir", str(disk)], cwd=tmp_path,
                                             copy_out=(disk, out_dir))
-    one_line_error(code, err, "logs.dir", "No space left on device")
+    one_line_error(code, err, f"logs.dir: cannot create the run directory: cannot write {disk}", NO_SPACE)
     assert out == ""
     assert list(out_dir.iterdir()) == []
