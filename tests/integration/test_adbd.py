@@ -291,7 +291,7 @@ def test_disconnect_fails_the_next_call_then_the_server_reconnects(sim_device: A
     assert adbd.connections == 1
     adbd.disconnect()
     error = adb_failure(lambda: sim_device.device.shell("echo hi", timeout=30))  # refused at once; 30 s: a guard
-    assert error is not None and "offline" in error
+    assert error is not None, "the call right after disconnect() worked"  # why, in the adb server's words
     deadline = time.monotonic() + 60  # the adb server reconnects by itself; a hang guard, not a requirement
     while adb_failure(lambda: sim_device.device.shell("echo back", timeout=5)) is not None:
         assert time.monotonic() < deadline, "the device did not come back after disconnect()"

@@ -111,8 +111,8 @@ def test_screencap_warns_on_a_foldable_through_shell_and_exec(sim_device: Any, a
         f"Display {SECOND_DISPLAY_ID} (HWC display 1): port=1 pnpId=UFO displayName=\"UFO Sim Phone Cover\"")
     assert d.shell(f"screencap -p -d {DISPLAY_ID}", encoding=None) == png
     assert black(d.shell(f"screencap -p -d {SECOND_DISPLAY_ID}", encoding=None)) == ((1080, 2092), True)
-    with pytest.raises(adbutils.AdbError, match="screencap error"):
-        d.screenshot(error_ok=False)  # adbutils cannot read past the warning
+    with pytest.raises(adbutils.AdbError):  # adbutils cannot read past the warning (its message: its words)
+        d.screenshot(error_ok=False)
     assert d.screenshot(display_id=0).size == (1080, 2400)  # with the display's id it can
 
 
@@ -142,7 +142,8 @@ def test_secure_screens_capture_black_and_still_dump(sim_device: Any, u2_device:
 def test_u2_clipboard_is_denied_on_android_11_to_14(sim_device: Any, u2_device: Any) -> None:
     with pytest.raises(u2.exceptions.RPCUnknownError) as info:
         u2_device.set_clipboard("hello")
-    assert "Unknown RPC error: -32001 java.lang.SecurityException" in str(info.value)
+    # what our phone answered (the code and Android's exception), inside uiautomator2's words (not asserted)
+    assert "-32001" in str(info.value)
     assert "java.lang.SecurityException: Package android does not belong to 2000" in str(info.value)
     assert u2_device.clipboard is None
     d = sim_device.device
