@@ -41,10 +41,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.adb_server import PrivateAdbServer  # noqa: E402
 from ufo_mobile.fleet.batch import BatchOptions, BatchRun, prepare  # noqa: E402
 from ufo_mobile.fleet.progress import Board, QuietView  # noqa: E402
+from ufo_mobile.shipped import CONFIG_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = (1, 2, 4, 8)
-DEMO_SCRIPT = ROOT / "config" / "tasks" / "scripts" / "demo_wifi.yaml"
+DEMO_SCRIPT = CONFIG_DIR / "tasks" / "scripts" / "demo_wifi.yaml"
 
 
 @dataclass

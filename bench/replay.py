@@ -6,7 +6,7 @@ the original's, measured in the same run.
 
 Each repeat uses fresh simulated phones and a fresh log directory and cache:
 
-- original: ``run config/tasks/demo.yaml`` with its scripted model (4 model calls);
+- original: ``run demo`` with its scripted model (4 model calls);
 - replay: ``replay RUN_DIR`` of that run (every screen checked, no model);
 - cache, first: the same task with ``replay.cache_dir`` set: a miss, run by the agent, then saved;
 - cache, hit: the same task again: replayed from the cache.
@@ -40,11 +40,11 @@ from ufo_mobile.device.sim import SimDriver  # noqa: E402
 from ufo_mobile.replay import NoModel, ReplayPlan, load_trajectory  # noqa: E402
 from ufo_mobile.session import RunResult, Session  # noqa: E402
 from ufo_mobile.settings import Settings, load_settings, settings_of_run  # noqa: E402
+from ufo_mobile.shipped import CONFIG_DIR
 from ufo_mobile.trace import runs  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-DEMO = ROOT / "config" / "tasks" / "demo.yaml"
-SCRIPT = ROOT / "config" / "tasks" / "scripts" / "demo_wifi.yaml"
+DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
+SCRIPT = CONFIG_DIR / "tasks" / "scripts" / "demo_wifi.yaml"
 KINDS = ("original", "replay", "cache, first", "cache, hit")
 
 

@@ -6,7 +6,7 @@ A fleet is bounded by the runtime's own CPU per step, so this measures the run p
 simulated phone is served by the emulated adbd in another process (``python -m ufo_mobile sim
 --port 0``, the default ``pixel-14`` profile), behind a private real adb server (the binary in the
 adbutils wheel) on 127.0.0.1; both are other processes and do not count. The demo task
-(``config/tasks/demo.yaml``, scripted model) then runs in this process through the command line's
+(``ufo_mobile/config/tasks/demo.yaml``, scripted model) then runs in this process through the command line's
 own entry point with ``--driver adb``: once limited to 1 step (``--max-steps 1``) and once for
 ``--steps`` steps (default 4: the whole demo), and the CPU time of this process (user + sys, all
 threads: ``time.process_time``) is taken around each run. The CPU of one step is
@@ -46,9 +46,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.adb_server import PrivateAdbServer  # noqa: E402
 from tests.faults.conftest import Cli  # noqa: E402
 from ufo_mobile.cli import main as cli_main  # noqa: E402
+from ufo_mobile.shipped import CONFIG_DIR
 
 REPO = Path(__file__).resolve().parents[1]
-DEMO = REPO / "config" / "tasks" / "demo.yaml"
+DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
 GOAL_MS = 50.0
 DEMO_STEPS = 4
 

@@ -1,7 +1,7 @@
 """A session host in the style of UFO's: one loop drives a mobile agent and a second, non-mobile
 agent, in alternating rounds, through UFO's state protocol, sharing one context.
 
-    python examples/host.py [TASK.yaml]        # default: config/tasks/demo.yaml (the simulated phone)
+    python examples/host.py [TASK.yaml]        # default: the shipped demo task (the simulated phone)
 
 The toy agent is a "notebook" that works on the desktop side of a session: before the phone's round
 it writes down what it is about to ask for, after it reads the phone's outcome from the shared
@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ufo_mobile import AgentState, AgentStateManager, RunContext, open_agent, round_outcome  # noqa: E402
+from ufo_mobile.shipped import CONFIG_DIR  # noqa: E402
 
 
 class NotebookStateManager(AgentStateManager):
@@ -124,5 +125,5 @@ async def host(task: Path) -> int:
 
 
 if __name__ == "__main__":
-    path = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "config" / "tasks" / "demo.yaml"
+    path = Path(sys.argv[1]) if len(sys.argv) > 1 else CONFIG_DIR / "tasks" / "demo.yaml"
     raise SystemExit(asyncio.run(host(path)))

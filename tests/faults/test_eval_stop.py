@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.conftest import ROOT, Cli, wait_until
+from tests.faults.conftest import Cli, wait_until
+from ufo_mobile.shipped import CONFIG_DIR
 
-SUITE = ROOT / "config" / "suite"
+SUITE = CONFIG_DIR / "suite"
 
 
 @pytest.mark.parametrize(("signum", "reason"), [(signal.SIGINT, "interrupted"), (signal.SIGTERM, "terminated")])

@@ -109,7 +109,7 @@ def test_sim_command_serves_a_phone_until_ctrl_c(adb_server: Any) -> None:
                                                     ("u2", get_profile("pixel-14").replace(window_roots=False))],
                          indirect=["sim_device"])
 def test_run_with_device_serial(driver: str, sim_device: Any, adb_server: Any, tmp_path: Path) -> None:
-    proc = cli(adb_server, "run", "config/tasks/demo.yaml", "--device", sim_device.serial, "--driver", driver,
+    proc = cli(adb_server, "run", "demo", "--device", sim_device.serial, "--driver", driver,
                "--log-dir", str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "FINISH after 4 steps" in proc.stdout

@@ -17,12 +17,12 @@ from ufo_mobile.errors import DeviceError
 from ufo_mobile.llm.scripted import ScriptedModel
 from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import DeviceSettings, Settings, load_settings
+from ufo_mobile.shipped import CONFIG_DIR
 from ufo_mobile.sim.profile import get_profile
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "config" / "tasks" / "demo.yaml"
+DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
 HOSTILE = [
     "plain words",
     "'; rm -rf / #",

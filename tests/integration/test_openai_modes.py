@@ -1,5 +1,5 @@
 """Every mode with the real ``openai`` client over HTTP against the local OpenAI-compatible server:
-the demo's replies for that mode (config/tasks/scripts/demo_wifi.yaml) are what the server answers,
+the demo's replies for that mode (ufo_mobile/config/tasks/scripts/demo_wifi.yaml) are what the server answers,
 and the run must turn Wi-Fi on, with every request well formed (the manager's and CodeAct's without
 a JSON-schema response_format, the executor's and the flat agent's with one)."""
 
@@ -20,11 +20,11 @@ from ufo_mobile.llm.openai_chat import OpenAIChatModel
 from ufo_mobile.llm.scripted import ScriptedModel
 from ufo_mobile.session import Session
 from ufo_mobile.settings import LimitSettings, LogSettings, Settings, TaskSettings
+from ufo_mobile.shipped import CONFIG_DIR
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "config" / "tasks" / "scripts" / "demo_wifi.yaml"
+SCRIPT = CONFIG_DIR / "tasks" / "scripts" / "demo_wifi.yaml"
 
 
 def replies_for(mode: str) -> list[str]:

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from tests.faults.conftest import Cli
+from ufo_mobile.shipped import CONFIG_DIR
 
 pytest.importorskip("ray", reason="the Ray engine is an optional extra: pip install 'ufo-mobile[fleet]'")
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "config" / "tasks" / "demo.yaml"
+DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
 
 
 def test_four_tasks_on_simulated_phones_through_ray(tmp_path: Path) -> None:

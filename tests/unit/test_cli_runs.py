@@ -13,9 +13,10 @@ from ufo_mobile.cli import main
 from ufo_mobile.device.sim import SimDriver
 from ufo_mobile.session import Session
 from ufo_mobile.settings import load_settings
+from ufo_mobile.shipped import CONFIG_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "config" / "tasks" / "demo.yaml"
+DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
 TASKS = ROOT / "tests" / "data" / "tasks"
 STEP_FILES = {"screenshot.png", "annotated.png", "controls.json", "screen.txt", "prompt.json", "reply.txt",
               "timings.json", "result.json", "state.json"}

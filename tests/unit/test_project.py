@@ -11,6 +11,7 @@ import pytest
 
 import ufo_mobile
 from ufo_mobile.settings import Settings, load_settings
+from ufo_mobile.shipped import CONFIG_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +25,7 @@ def readme_commands() -> list[str]:
 
 def test_readme_opens_with_demo_and_test_commands_and_ci_runs_the_test_command() -> None:
     demo, tests = readme_commands()[:2]
-    assert "python -m ufo_mobile run config/tasks/demo.yaml" in demo
+    assert "python -m ufo_mobile run demo" in demo
     assert "python -m pytest" in tests
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert tests in ci
@@ -34,7 +35,7 @@ def test_default_yaml_matches_the_built_in_defaults(tmp_path: Path) -> None:
     task = tmp_path / "t.yaml"
     task.write_text("task: x\nmodel: {script: s.yaml}\n")
     built_in = load_settings(task, env={})
-    with_file = load_settings(task, config_path=ROOT / "config" / "default.yaml", env={})
+    with_file = load_settings(task, config_path=CONFIG_DIR / "default.yaml", env={})
     assert with_file == built_in
 
 

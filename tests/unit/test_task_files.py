@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.llm.factory import make_model
 from ufo_mobile.settings import load_settings
+from ufo_mobile.shipped import CONFIG_DIR
 
-TASKS = Path(__file__).resolve().parents[2] / "config" / "tasks"
+TASKS = CONFIG_DIR / "tasks"
 NEEDS = {
     "openai.yaml": {"OPENAI_API_KEY": "sk-test"},
     "azure.yaml": {"AZURE_OPENAI_API_KEY": "k", "AZURE_OPENAI_ENDPOINT": "https://r.openai.azure.com",

@@ -5,6 +5,8 @@ No test measures time: a bomb test only has to finish (the unbounded code ran ou
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ import pytest
 from ufo_mobile import yamlio
 from ufo_mobile.errors import ConfigError, SimulatorError
 from ufo_mobile.llm.scripted import ScriptedModel
+from ufo_mobile.shipped import CONFIG_DIR
 from ufo_mobile.sim.loader import load_app_file, load_app_text
 from ufo_mobile.yamlio import YamlLimits
 
@@ -177,7 +180,7 @@ def test_text_in_hand_is_bounded_too() -> None:
 
 
 def test_missing_file(tmp_path: Path) -> None:
-    assert str(error_of(tmp_path / "nope.yaml")).endswith("nope.yaml: cannot read: No such file or directory")
+    assert str(error_of(tmp_path / "nope.yaml")).endswith(f"nope.yaml: cannot read: {os.strerror(errno.ENOENT)}")
 
 
 @pytest.mark.parametrize("text", ["", "# only a comment\n", "\n\n"])
@@ -270,7 +273,7 @@ def test_events_come_from_libyaml_and_match_the_pure_python_parser() -> None:
     if not _yaml.__with_libyaml__:
         pytest.skip("this PyYAML was built without libyaml")
     assert yamlio._Events is yamlio._Parser
-    text = (Path(__file__).resolve().parents[2] / "config" / "default.yaml").read_text()
+    text = (CONFIG_DIR / "default.yaml").read_text()
 
     def events(source: object) -> list[tuple[str, object, int]]:
         found = []

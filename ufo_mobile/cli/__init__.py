@@ -16,12 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
+from ufo_mobile import shipped
 from ufo_mobile.cli.console import Console, PipeSafeStream
 from ufo_mobile.cli.operator import TerminalOperator
 from ufo_mobile.errors import ConfigError, RunWriteError, UIParseError
 from ufo_mobile.safe_text import json_printable, printable, printable_lines
 from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import Settings, load_settings, settings_of_run
+from ufo_mobile.shipped import task_path
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 _RUN_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -72,7 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
     run = sub.add_parser("run", help="run a YAML task file",
                          description="Run a task file; exit 0 when it finishes, 1 when it fails.")
-    run.add_argument("task", type=Path, nargs="?", help="task file (YAML), e.g. config/tasks/demo.yaml")
+    run.add_argument("task", type=Path, nargs="?",
+                     help="task file (YAML), or the name of a shipped task: demo (the simulated phone, offline), "
+                          "openai, azure, local (see: config --print)")
     run.add_argument("--resume", type=Path, metavar="RUN_DIR",
                      help="continue a run that was interrupted (Ctrl-C, a crash, a lost device, SIGKILL) from its "
                           "last completed step, in the same run directory, with its settings, plan and memory")
@@ -126,6 +130,15 @@ def build_parser() -> argparse.ArgumentParser:
     ui.add_argument("--annotate", type=Path, metavar="OUT.png",
                     help="write the annotated screenshot here (drawn from the dump when no --screenshot)")
     ui.add_argument("--json", action="store_true", help="print the controls as JSON instead of the text")
+    config = sub.add_parser("config", help="print the shipped defaults file, or copy it with the shipped tasks "
+                                           "and suite to a folder to edit",
+                            description="Without options, print the shipped default.yaml (every key documented). "
+                                        "--copy DIR writes default.yaml, tasks/ and suite/ into DIR (nothing is "
+                                        "overwritten); --path prints the folder they ship in.")
+    config_action = config.add_mutually_exclusive_group()
+    config_action.add_argument("--print", action="store_true", help="print default.yaml (the default)")
+    config_action.add_argument("--copy", type=Path, metavar="DIR", help="copy the shipped config into DIR")
+    config_action.add_argument("--path", action="store_true", help="print where the shipped config is")
     from ufo_mobile.cli.replay_cmd import add_replay_parser  # the command lives in its own module
 
     add_replay_parser(sub)
@@ -210,7 +223,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     elif args.task is None:
         raise ConfigError("give a task file (or --resume RUN_DIR)", key="task")
     else:
-        settings = load_settings(args.task, config_path=args.config, overrides=_overrides(args))
+        settings = load_settings(task_path(args.task), config_path=args.config, overrides=_overrides(args))
     # a person at a terminal can take over the phone and approve actions; without one, nobody can
     operator = TerminalOperator(sys.stdin, sys.stderr) if sys.stdin is not None and sys.stdin.isatty() else None
     session = Session(settings, handle_signals=True, run_id=args.run_id, operator=operator, resume=args.resume)
@@ -343,6 +356,19 @@ def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
     return EXIT_OK
 
 
+def cmd_config(args: argparse.Namespace, out: TextIO) -> int:
+    if args.path:
+        print(shipped.CONFIG_DIR, file=out)
+    elif args.copy is not None:
+        written = shipped.copy_config(args.copy)
+        print(f"copied {len(written)} files to {printable(str(args.copy))}: default.yaml, tasks/, suite/; "
+              f"run one with: python -m ufo_mobile run {printable(str(args.copy / 'tasks' / 'demo.yaml'))}",
+              file=out)
+    else:
+        out.write(shipped.DEFAULT_CONFIG.read_text(encoding="utf-8"))
+    return EXIT_OK
+
+
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     from ufo_mobile.cli.replay_cmd import run_replay
 
@@ -373,8 +399,9 @@ def cmd_mcp(args: argparse.Namespace, out: TextIO) -> int:
     return run_mcp(args, out)
 
 
-COMMANDS = {"run": cmd_run, "report": cmd_report, "ui": cmd_ui, "devices": cmd_devices, "sim": cmd_sim,
-            "replay": cmd_replay, "eval": cmd_eval, "batch": cmd_batch, "serve": cmd_serve, "mcp": cmd_mcp}
+COMMANDS = {"run": cmd_run, "config": cmd_config, "report": cmd_report, "ui": cmd_ui, "devices": cmd_devices,
+            "sim": cmd_sim, "replay": cmd_replay, "eval": cmd_eval, "batch": cmd_batch, "serve": cmd_serve,
+            "mcp": cmd_mcp}
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ufo_mobile.cli import EXIT_FAIL, _err
 from ufo_mobile.cli.console import is_terminal
 from ufo_mobile.safe_text import printable
+from ufo_mobile.shipped import task_path
 
 if TYPE_CHECKING:
     from ufo_mobile.fleet.batch import BatchOptions
@@ -33,7 +34,7 @@ def add_batch_parser(sub: Any) -> None:
                     "phone was lost is run once more on another phone, and the phone leaves the pool. Exit 0 when "
                     "every task finished, 1 otherwise.")
     batch.add_argument("tasks", type=Path, nargs="+", metavar="TASK",
-                       help="task files (YAML, as for run) or folders of them")
+                       help="task files (YAML, as for run), shipped task names, or folders of them")
     batch.add_argument("--devices", metavar="SPEC",
                        help="the phones, comma-separated: sim:N (N simulated phones), SERIAL (local adb server), "
                             "HOST:PORT (adb over TCP, connected as 'adb connect' does), SERIAL@HOST:PORT (a phone "
@@ -66,7 +67,8 @@ def add_batch_parser(sub: Any) -> None:
 def options_of(args: argparse.Namespace) -> BatchOptions:
     from ufo_mobile.fleet.batch import BatchOptions
 
-    return BatchOptions(tasks=list(args.tasks), devices=args.devices, parallel=args.parallel, log_dir=args.log_dir,
+    tasks = [task_path(path) for path in args.tasks]
+    return BatchOptions(tasks=tasks, devices=args.devices, parallel=args.parallel, log_dir=args.log_dir,
                         engine=args.engine, address=args.address, cpus=args.cpus, adb_port=args.adb_port,
                         driver=args.driver, config=args.config, max_steps=args.max_steps, batch_id=args.batch_id)
 

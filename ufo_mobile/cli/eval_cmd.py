@@ -41,18 +41,19 @@ from ufo_mobile.eval.results import (
 from ufo_mobile.safe_text import printable
 from ufo_mobile.session import install_stop_signals
 from ufo_mobile.settings import Settings, load_base_settings
+from ufo_mobile.shipped import suite_path
 
 
 def add_eval_parser(sub: Any) -> None:
     """The ``eval`` command's arguments (``sub``: the command line's subparsers)."""
     ev = sub.add_parser(
         "eval", help="measure an agent on a task suite (success by checks on the phone's state), or compare two",
-        description="Run every task of a suite (config/suite) on a fresh simulated phone, judge each run by its "
-                    "check on the phone's state (or on the answer), and print and write the results: "
-                    "results.jsonl (one record per run), summary.json, success rate, pass@k and totals. "
+        description="Run every task of a suite (the shipped one is named 'suite') on a fresh simulated phone, "
+                    "judge each run by its check on the phone's state (or on the answer), and print and write the "
+                    "results: results.jsonl (one record per run), summary.json, success rate, pass@k and totals. "
                     "With --compare A B, put two evaluations side by side instead.")
     ev.add_argument("suite", type=Path, nargs="*", metavar="SUITE",
-                    help="suite folders or task files, e.g. config/suite")
+                    help="suite folders or task files; 'suite' is the shipped suite")
     ev.add_argument("--tasks", metavar="PATTERNS",
                     help="only the tasks whose id matches one of these comma-separated patterns, e.g. 'shop-*,clock-*'")
     ev.add_argument("--model", metavar="NAME",
@@ -90,7 +91,8 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
         print_comparison(console, compare(read_results(a), read_results(b)), a, b)
         return EXIT_OK
     if not args.suite:
-        raise ConfigError("give a suite folder (e.g. config/suite) or task files", key="suite")
+        raise ConfigError("give a suite folder or task files (the shipped suite is 'suite')", key="suite")
+    args.suite = [suite_path(path) for path in args.suite]
     tasks = select(load_tasks(args.suite), args.tasks)
     builtin, settings = eval_settings(args)
     runs = plan(tasks, repeat=args.repeat, seed=args.seed)

@@ -23,6 +23,7 @@ from ufo_mobile.cli import EXIT_OK, MODES, PROVIDERS, _err, _model_overrides, po
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.safe_text import printable
 from ufo_mobile.settings import Settings, load_settings
+from ufo_mobile.shipped import task_path
 
 TOKEN_ENV = "UFO_MOBILE_SERVE_TOKEN"
 DEFAULT_PORT = 5000  # UFO's own server's
@@ -86,9 +87,10 @@ def base_settings(args: argparse.Namespace) -> Settings:
         overrides["limits"] = {"max_steps": args.max_steps}
     try:
         if args.config is not None:
-            if not args.config.is_file():
-                raise ConfigError("no such file", path=str(args.config))
-            return load_settings(args.config, overrides=overrides)
+            config = task_path(args.config, "--config")
+            if not config.is_file():
+                raise ConfigError("no such file", path=str(config))
+            return load_settings(config, overrides=overrides)
         try:
             return Settings.model_validate({"model": {}, **overrides})
         except ValidationError as exc:

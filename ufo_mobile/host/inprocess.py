@@ -36,6 +36,7 @@ from ufo_mobile.llm.base import ChatModel
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.session import LiveRun, RunResult, Session, connect_device
 from ufo_mobile.settings import Settings, load_settings
+from ufo_mobile.shipped import task_path
 from ufo_mobile.states.base import AgentLike
 from ufo_mobile.status import NONE_STATE, MobileAgentStatus
 
@@ -103,15 +104,16 @@ def round_outcome(agent: AgentLike, request: str) -> dict[str, Any]:
 async def open_agent(settings: Settings | Path | str, *, overrides: Mapping[str, Any] | None = None,
                      device: DeviceDriver | None = None, model: ChatModel | None = None, run_id: str | None = None,
                      on_step: Callable[[StepContext], None] | None = None) -> AsyncIterator[HostedRun]:
-    """A mobile agent from ``settings`` (a ``Settings``, or a task file and ``overrides`` as ``run``
-    takes them), connected and ready for the host's loop; recorded and closed when the block ends.
+    """A mobile agent from ``settings`` (a ``Settings``, or a task file or shipped task name such as
+    ``"demo"``, and ``overrides``, as ``run`` takes them), connected and ready for the host's loop;
+    recorded and closed when the block ends.
 
     ``device`` and ``model``: your own driver or model instead of the settings' (they stay open
     for you). ``on_step`` is called with every recorded step. A bad file raises ``ConfigError``
     before anything is written.
     """
     if not isinstance(settings, Settings):
-        settings = load_settings(Path(settings), overrides=overrides)
+        settings = load_settings(task_path(Path(settings)), overrides=overrides)
     session = Session(settings, device=device, model=model, run_id=run_id, on_step=on_step)
     async with session.opened() as live:
         agent = live.agent

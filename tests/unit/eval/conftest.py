@@ -10,7 +10,6 @@ prompt, reply, action, step records) runs as in any run.
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 import pytest
 
@@ -18,9 +17,10 @@ from ufo_mobile.device.sim import SimDriver
 from ufo_mobile.eval import SuiteTask, load_suite
 from ufo_mobile.eval.runner import default_settings
 from ufo_mobile.settings import Settings
+from ufo_mobile.shipped import CONFIG_DIR
 from ufo_mobile.sim.phone import SimPhone
 
-SUITE = Path(__file__).resolve().parents[3] / "config" / "suite"
+SUITE = CONFIG_DIR / "suite"
 
 
 @functools.cache

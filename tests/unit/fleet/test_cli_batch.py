@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.test_cli_runs import DEMO, run_cli
+from ufo_mobile.shipped import CONFIG_DIR
 
 ROOT = Path(__file__).resolve().parents[3]
 FAIL_TASK = ROOT / "tests" / "data" / "tasks" / "fail_model.yaml"
@@ -53,7 +54,7 @@ def test_a_folder_of_tasks_and_quiet(tmp_path: Path) -> None:
     (folder / "scripts").mkdir(parents=True)
     shutil.copy(DEMO, folder / "a.yaml")
     shutil.copy(DEMO, folder / "b.yaml")
-    shutil.copy(ROOT / "config" / "tasks" / "scripts" / "demo_wifi.yaml", folder / "scripts")
+    shutil.copy(CONFIG_DIR / "tasks" / "scripts" / "demo_wifi.yaml", folder / "scripts")
     (folder / "default.yaml").write_text("limits: {max_steps: 6}\n")  # the defaults, not a task
     code, out = run_cli("batch", str(folder), "--log-dir", str(tmp_path / "logs"), "--quiet")
     assert code == 0, out

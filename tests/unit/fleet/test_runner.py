@@ -13,9 +13,9 @@ from ufo_mobile.fleet.devices import Phone
 from ufo_mobile.fleet.jobs import Event, Job, Task, run_id_for
 from ufo_mobile.fleet.runner import RunControl, device_error, run_job, settings_for
 from ufo_mobile.session import RunResult
+from ufo_mobile.shipped import CONFIG_DIR
 
-ROOT = Path(__file__).resolve().parents[3]
-DEMO = ROOT / "config" / "tasks" / "demo.yaml"
+DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
 
 
 def result(status: str = "FAIL", reason: str = "", interrupted: bool = False) -> RunResult:

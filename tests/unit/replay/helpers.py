@@ -16,10 +16,10 @@ from ufo_mobile.llm.scripted import Script, ScriptedModel
 from ufo_mobile.memory.messages import ChatMessage
 from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import Settings, load_settings
+from ufo_mobile.shipped import CONFIG_DIR
 from ufo_mobile.sim.phone import SimPhone
 
-ROOT = Path(__file__).resolve().parents[3]
-DEMO = ROOT / "config" / "tasks" / "demo.yaml"
+DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
 APPS = Path(sim_package.__file__).resolve().parent / "apps"
 
 WIFI_ROW = """          - class: android.widget.LinearLayout
