@@ -30,6 +30,7 @@ from PIL import Image, ImageChops
 
 from tests.chromium import Cdp, Chromium, Page, find_chromium
 from tests.faults.conftest import Cli, log_events, session_processes, wait_until, write_task
+from tests.fonts import build_font, require_noto
 from tests.unit.test_cli_runs import DEMO, TASKS, run_cli
 
 pytestmark = pytest.mark.integration
@@ -179,30 +180,7 @@ def test_the_report_renders_in_chromium(tmp_path: Path, chromium: Chromium, make
 def _tofu_font(chars: str) -> bytes:
     """A font with every character of ``chars``, each drawn as the same hollow box: what a page shows
     when its font has no glyph for them (the known-bad rendering)."""
-    from fontTools.fontBuilder import FontBuilder
-    from fontTools.pens.ttGlyphPen import TTGlyphPen
-
-    def box() -> Any:
-        pen = TTGlyphPen(None)
-        for points in ([(80, 0), (80, 760), (520, 760), (520, 0)], [(140, 60), (460, 60), (460, 700), (140, 700)]):
-            pen.moveTo(points[0])
-            for point in points[1:]:
-                pen.lineTo(point)
-            pen.closePath()
-        return pen.glyph()
-
-    builder = FontBuilder(1000, isTTF=True)
-    builder.setupGlyphOrder([".notdef", "space", "box"])
-    builder.setupCharacterMap({32: "space", **{ord(c): "box" for c in set(chars) if not c.isspace()}})
-    builder.setupGlyf({".notdef": TTGlyphPen(None).glyph(), "space": TTGlyphPen(None).glyph(), "box": box()})
-    builder.setupHorizontalMetrics({".notdef": (600, 0), "space": (300, 0), "box": (600, 80)})
-    builder.setupHorizontalHeader(ascent=880, descent=-120)
-    builder.setupNameTable({"familyName": "Tofu", "styleName": "Regular"})
-    builder.setupOS2(sTypoAscender=880, sTypoDescender=-120, usWinAscent=880, usWinDescent=120)
-    builder.setupPost()
-    out = io.BytesIO()
-    builder.save(out)
-    return out.getvalue()
+    return build_font("Tofu", chars)
 
 
 async def _element_png(page: Page, selector: str) -> Image.Image:
@@ -227,6 +205,7 @@ def _ink(image: Image.Image) -> int:
 
 
 def test_cyrillic_and_cjk_are_drawn_as_glyphs_not_boxes(tmp_path: Path, chromium: Chromium) -> None:
+    require_noto()
     reply = {**LAUNCH, "thought": CJK}
     task = write_task(tmp_path, [reply, {"status": "FINISH", "result": f"{CYRILLIC} {CJK}"}], task=CYRILLIC)
     code, out = run_cli("run", str(task), "--log-dir", str(tmp_path / "logs"), "--quiet")

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from tests.fonts import write_font
 from ufo_mobile.cli import main
+from ufo_mobile.ui import fonts
 
 DUMPS = Path(__file__).resolve().parents[3] / "shared" / "data" / "ui_dumps"
 
@@ -75,3 +77,26 @@ def test_missing_file_and_bad_screenshot(tmp_path: Path, capsys: pytest.CaptureF
     (tmp_path / "s.png").write_bytes(b"not a png")
     assert run("ui", str(dump), "--screenshot", str(tmp_path / "s.png"))[0] == 2
     assert "s.png: the screenshot is not a PNG image" in capsys.readouterr().err
+
+
+def test_the_wireframe_says_which_scripts_no_font_here_draws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    write_font(tmp_path / "fonts", "Noto Sans", "".join(chr(c) for c in range(0x20, 0x7F)))
+    monkeypatch.setenv(fonts.FONTS_ENV, str(tmp_path / "fonts"))
+    fonts.reset()
+    dump = tmp_path / "dump.xml"
+    dump.write_text('<hierarchy rotation="0"><node class="android.widget.FrameLayout" package="p" '
+                    'bounds="[0,0][1080,2400]"><node class="android.widget.Button" package="p" clickable="true" '
+                    'text="Wi-Fi 设置" bounds="[40,200][1040,400]"/></node></hierarchy>', encoding="utf-8")
+    try:
+        assert run("ui", str(dump), "--annotate", str(tmp_path / "w.png"))[0] == 0
+        err = capsys.readouterr().err.splitlines()
+        assert err[0] == f"annotated screenshot: {tmp_path / 'w.png'}"
+        assert err[1].startswith("fonts: no font on this machine draws Chinese/Japanese/Korean (2 characters): ")
+        (tmp_path / "fonts" / "cjk").mkdir()
+        write_font(tmp_path / "fonts" / "cjk", "Noto Sans CJK SC", "设置")
+        fonts.reset()
+        assert run("ui", str(dump), "--annotate", str(tmp_path / "w.png"))[0] == 0
+        assert capsys.readouterr().err.splitlines() == [f"annotated screenshot: {tmp_path / 'w.png'}"]
+    finally:
+        fonts.reset()

@@ -273,11 +273,12 @@ def _html_report(run_dir: Path, console: Console) -> str:
     """Write the run's ``report.html``; the line that says where it is (or why it is not)."""
     from ufo_mobile.report import write_report
 
+    notes: list[str] = []
     try:
-        path = write_report(run_dir)
+        path = write_report(run_dir, notes=notes)
     except RunWriteError as exc:
         return f"report: not written: {console.safe(str(exc))}"
-    return f"report: {console.safe(str(path))}"
+    return "\n".join([f"report: {console.safe(str(path))}", *(console.safe(note) for note in notes)])
 
 
 def _read_input(path: str, what: str, *, binary: bool = False) -> Any:
@@ -353,6 +354,12 @@ def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
         except OSError as exc:
             raise ConfigError(f"cannot write: {exc.strerror}", path=str(args.annotate)) from exc
         _err(f"annotated screenshot: {printable(str(args.annotate))}")
+        if png is None:  # the wireframe draws the labels: say which scripts no font here draws
+            from ufo_mobile.ui.fonts import missing_note
+
+            note = missing_note("".join(c.label or "" for c in state.elements))
+            if note is not None:
+                _err(printable(note))
     return EXIT_OK
 
 

@@ -1,6 +1,8 @@
-"""The report's fonts: the packaged Noto faces (``ui/fonts.py``) the page's text needs, each cut
-down to the characters the page uses and embedded as an ``@font-face`` data URI, so text in any
-script (Latin, Cyrillic, CJK, Arabic, emoji) draws the same on any machine, with no network.
+"""The report's fonts: the machine's faces (``ui/fonts.py``) the page's text needs, each cut down to
+the characters the page uses and embedded as an ``@font-face`` data URI, so text in any script
+(Latin, Cyrillic, CJK, Arabic, emoji) draws the same on any machine, with no network. A face whose
+licence forbids embedding (OpenType ``fsType``: restricted, or bitmap only) is left out: the viewer's
+own fonts draw those characters.
 
 WOFF2 when ``brotli`` is there, WOFF otherwise. Variable faces are pinned to their regular weight
 (bold text is synthesised by the browser); Noto Sans CJK stays CFF2 outlines, which browsers read.
@@ -16,6 +18,7 @@ import logging
 import os
 import re
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 
 from ufo_mobile.ui.fonts import FontFace, faces_for
@@ -42,6 +45,23 @@ def _flavor() -> str:
     except ImportError:
         return "woff"
     return "woff2"
+
+
+_RESTRICTED, _BITMAP_ONLY = 0x0002, 0x0200  # OpenType OS/2 fsType bits
+
+
+@lru_cache(maxsize=256)
+def embeddable(face: FontFace) -> bool:
+    """Whether ``face``'s licence lets a document embed it (OS/2 ``fsType``; no OS/2 table: yes)."""
+    from fontTools.ttLib import TTFont
+
+    try:
+        with TTFont(str(face.path), fontNumber=face.index, lazy=True) as font:
+            fs_type = int(font["OS/2"].fsType) if "OS/2" in font else 0
+    except Exception as exc:  # a font problem must not cost the whole report
+        _LOG.warning("cannot read %s: %s", face.path, exc)
+        return False
+    return not fs_type & (_RESTRICTED | _BITMAP_ONLY)
 
 
 def subset_face(face: FontFace, chars: str, flavor: str | None = None) -> bytes:
@@ -124,6 +144,8 @@ def font_faces_css(text: str) -> tuple[str, list[str]]:
     rules: list[str] = []
     families: list[str] = []
     for face, chars in faces_for(text):
+        if not embeddable(face):
+            continue
         try:
             data = cached_subset(face, chars, flavor)
         except Exception as exc:  # a font problem must not cost the whole report

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -10,32 +11,44 @@ from ufo_mobile.report.page import render_body, render_document
 from ufo_mobile.report.webfonts import font_faces_css, page_text
 from ufo_mobile.trace.files import write_atomic
 from ufo_mobile.trace.writer import Thumbnail
+from ufo_mobile.ui.fonts import missing_note
 
 REPORT_NAME = "report.html"
 
 
-def render_report(run_dir: Path, *, thumbnails: Mapping[str, Thumbnail] | None = None) -> str:
+def render_report(run_dir: Path, *, thumbnails: Mapping[str, Thumbnail] | None = None,
+                  notes: list[str] | None = None) -> str:
     """The report of ``run_dir`` as HTML text (nothing written). ``thumbnails``: small copies of
     the run's images that the run kept (``RunWriter.thumbnails``), used while their files are
-    unchanged instead of decoding them again; the page is the same either way."""
+    unchanged instead of decoding them again; the page is the same either way. When no font on
+    this machine draws some of the page's text, the page ends with a line that says so, and the
+    line is added to ``notes`` (when given)."""
     run = load_run(run_dir)
     if thumbnails:
         run.thumbnails = thumbnails
     body = render_body(run)
-    font_css, families = font_faces_css(page_text(body))
+    text = page_text(body)
+    note = missing_note(text)
+    if note is not None:
+        body += f'\n<footer><p id="fonts-note" class="warn">{html.escape(note)}</p></footer>'
+        if notes is not None:
+            notes.append(note)
+    font_css, families = font_faces_css(text)
     return render_document(run, body, font_css, families)
 
 
-def write_report(run_dir: Path, *, thumbnails: Mapping[str, Thumbnail] | None = None) -> Path:
-    """Write ``run_dir/report.html`` (atomically) and return its path.
+def write_report(run_dir: Path, *, thumbnails: Mapping[str, Thumbnail] | None = None,
+                 notes: list[str] | None = None) -> Path:
+    """Write ``run_dir/report.html`` (atomically) and return its path; ``notes`` as for
+    ``render_report``.
 
     Works on any run directory, also one cut off, interrupted or still running; files that are
     missing or torn are skipped and named in the page. Reads nothing outside ``run_dir`` but the
-    packaged fonts.
+    machine's fonts.
 
     Raises:
         RunWriteError: the file cannot be written (a read-only or full disk).
     """
     path = run_dir / REPORT_NAME
-    write_atomic(path, render_report(run_dir, thumbnails=thumbnails).encode("utf-8"))
+    write_atomic(path, render_report(run_dir, thumbnails=thumbnails, notes=notes).encode("utf-8"))
     return path

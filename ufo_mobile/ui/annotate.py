@@ -2,9 +2,10 @@
 
 Labels sit at a corner of their box and move to another corner, or just outside the box, when
 they would cover a label already placed (nested controls share corners). Sizes scale with the
-image, and the fonts are the packaged Noto faces (``ui/fonts.py``), so output is the same on every
-machine. ``render_blank`` draws a wireframe of the controls for when there is no screenshot; its
-labels are drawn in whatever script they are in (Cyrillic, CJK, Arabic...), not as empty boxes.
+image, and the fonts are the machine's own, picked by family (``ui/fonts.py``: Noto where it is
+installed, so output is the same on every machine that has it). ``render_blank`` draws a
+wireframe of the controls for when there is no screenshot; its labels are drawn in whatever script
+they are in (Cyrillic, CJK, Arabic...), not as empty boxes, where a font for it is installed.
 """
 
 from __future__ import annotations

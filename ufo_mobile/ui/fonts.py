@@ -1,21 +1,41 @@
-"""The fonts text is drawn in: Noto, shipped by pip packages, so every machine draws the same.
+"""The fonts text is drawn in: the machine's own, found by family name, in fallback order.
 
 Pillow's bundled font covers Latin only; a label in Cyrillic, Chinese or Arabic drawn with it is a
-row of empty boxes. The faces here come from the ``manimgx-fonts`` and ``manimgx-fonts-cjk``
-packages (Noto Sans and its script companions, Noto Sans Symbols, Noto Sans CJK, Noto Emoji, as
-Noto publishes them, SIL OFL), in fallback order: a character is drawn by the first face that has
-it. ``faces_for`` says which faces a text needs (the HTML report embeds just those, subset);
+row of empty boxes. So the wireframes (``annotate``) and the HTML report (``report/webfonts``)
+draw with the fonts installed on the machine, picked by family, first installed wins:
+
+- Latin, Greek and Cyrillic: Noto Sans, else DejaVu Sans, Liberation Sans, Arial, Helvetica, ...
+- symbols (arrows and the like; before CJK, whose are full width): Noto Sans Symbols and Symbols 2,
+  Noto Sans Math;
+- Chinese, Japanese and Korean: Noto Sans CJK SC, else Source Han Sans, WenQuanYi, Droid Sans
+  Fallback, PingFang, Microsoft YaHei, ...;
+- every other script: each installed ``Noto Sans <script>`` family;
+- emoji: Noto Emoji (an outline font; colour bitmap emoji cannot be drawn at any size);
+- last, fonts of wide coverage for whatever is left: DejaVu Sans, Segoe UI Symbol, Arial Unicode MS.
+
+A character is drawn by the first face that has it. Where the fonts come from: the folders and
+files in ``$UFO_MOBILE_FONTS`` (separated by ``os.pathsep``) when it is set, instead of the
+system's; else fontconfig's list (``fc-list``: Linux, BSD); else the system's font folders
+(macOS, Windows). On Debian and Ubuntu, ``apt-get install fonts-noto-core fonts-noto-cjk`` gives
+every script. Without a font for some text, ``missing_note`` says so in one line; the text is then
+drawn as boxes (Pillow's own font stands in when no face is found at all).
+
+``faces_for`` says which faces a text needs (the HTML report embeds just those, subset);
 ``pillow_font`` loads one face for Pillow (cached), ``draw_text`` draws mixed-script text run by
-run. Nothing is read at import; without the packages everything falls back to Pillow's font.
+run. Nothing is read at import; the list of faces is made once per process (``reset`` forgets it).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+import os
+import shutil
+import subprocess
+import sys
+import unicodedata
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 from PIL import ImageDraw, ImageFont
@@ -23,9 +43,24 @@ from PIL import ImageDraw, ImageFont
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
 _LOG = logging.getLogger(__name__)
-_LATIN_PACKAGE, _CJK_PACKAGE = "manimgx_fonts", "manimgx_fonts_cjk"
-_CJK_FILE, _CJK_FAMILY = "NotoSansCJK-VF.otf.ttc", "Noto Sans CJK SC"
+FONTS_ENV = "UFO_MOBILE_FONTS"
 _REGULAR = 400.0
+_REGULAR_STYLES = ("regular", "book", "normal", "roman", "")
+_FONT_SUFFIXES = (".ttf", ".otf", ".ttc", ".otc")
+_MAX_FONT_FILES = 20_000  # a folder scan stops here (a font folder is never that large)
+_FC_LIST_SECONDS = 20.0
+
+LATIN = ("Noto Sans", "DejaVu Sans", "Liberation Sans", "Arial", "Helvetica", "Helvetica Neue", "Segoe UI",
+         "Roboto", "Open Sans", "FreeSans")
+SYMBOLS = ("Noto Sans Symbols", "Noto Sans Symbols2", "Noto Sans Symbols 2", "Noto Sans Math")
+CJK = ("Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "Source Han Sans CN", "Noto Sans CJK JP",
+       "Source Han Sans", "WenQuanYi Zen Hei", "WenQuanYi Micro Hei", "Droid Sans Fallback", "PingFang SC",
+       "Hiragino Sans GB", "Microsoft YaHei", "SimHei", "Arial Unicode MS")
+EMOJI = ("Noto Emoji",)
+LAST_RESORT = ("DejaVu Sans", "Segoe UI Symbol", "Arial Unicode MS")  # wide coverage, after the script fonts
+_NOT_A_SCRIPT = ("CJK", "Mono", "Display", "Symbols", "Math", " UI", "Unjoined", "Looped")
+INSTALL_HINT = ("install Noto fonts (Debian/Ubuntu: apt-get install fonts-noto-core fonts-noto-cjk) or set "
+                f"{FONTS_ENV} to a folder of fonts")
 
 
 @dataclass(frozen=True)
@@ -39,57 +74,150 @@ class FontFace:
     weight: float | None = _REGULAR
 
 
-def _package_dir(package: str) -> Path | None:
-    try:
-        return Path(str(resources.files(package)))
-    except ModuleNotFoundError:
+@dataclass(frozen=True)
+class InstalledFont:
+    """A face the machine has: its family and style names, file and index in the file."""
+
+    family: str
+    style: str
+    path: Path
+    index: int = 0
+
+
+# --- what the machine has ---------------------------------------------------------------------------------
+
+
+def installed_fonts() -> tuple[InstalledFont, ...]:
+    """Every face found: ``$UFO_MOBILE_FONTS`` when set, else ``fc-list``, else the system's folders."""
+    spec = os.environ.get(FONTS_ENV)
+    if spec is not None:
+        return tuple(scan_fonts(Path(part).expanduser() for part in spec.split(os.pathsep) if part.strip()))
+    listed = _fc_list()
+    if listed is not None:
+        return listed
+    return tuple(scan_fonts(_system_font_dirs()))
+
+
+def _fc_list() -> tuple[InstalledFont, ...] | None:
+    """fontconfig's list of faces; None without fontconfig (or when it fails)."""
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
         return None
+    try:
+        done = subprocess.run([fc_list, "--format", "%{family[0]}\t%{style[0]}\t%{index}\t%{file}\n"],
+                              capture_output=True, timeout=_FC_LIST_SECONDS, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        _LOG.warning("fc-list failed: %s", exc)
+        return None
+    if done.returncode != 0:
+        return None
+    fonts: list[InstalledFont] = []
+    for line in done.stdout.decode("utf-8", "replace").splitlines():
+        family, style, index, path = (line.split("\t", 3) + ["", "", "", ""])[:4]
+        if family and path and index.isdigit():
+            fonts.append(InstalledFont(family.strip(), style.strip(), Path(path), int(index)))
+    return tuple(fonts)
 
 
-def _family_of(path: Path) -> str:
-    """``NotoSansArabic[wght].ttf`` -> ``Noto Sans Arabic``."""
-    stem = path.name.split("[")[0].removesuffix(".ttf")
-    words = stem.replace("NotoSans", "Noto Sans ").replace("NotoEmoji", "Noto Emoji").split()
-    return " ".join(words)
+def _system_font_dirs() -> list[Path]:
+    home = Path.home()
+    if sys.platform == "darwin":
+        return [Path("/System/Library/Fonts"), Path("/Library/Fonts"), home / "Library" / "Fonts"]
+    if sys.platform == "win32":
+        windir = Path(os.environ.get("WINDIR", r"C:\Windows"))
+        local = Path(os.environ.get("LOCALAPPDATA", str(home)))
+        return [windir / "Fonts", local / "Microsoft" / "Windows" / "Fonts"]
+    data = os.environ.get("XDG_DATA_HOME") or str(home / ".local" / "share")
+    return [Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), Path(data) / "fonts", home / ".fonts"]
 
 
-def _cjk_index(path: Path) -> int:
-    """The Simplified Chinese face of the Noto Sans CJK collection (any face covers the same
-    characters; they differ in the regional shapes of some Han characters)."""
-    from fontTools.ttLib import TTCollection
+def scan_fonts(places: Iterable[Path]) -> Iterator[InstalledFont]:
+    """The faces of the font files at ``places`` (files, or folders searched recursively), with their
+    names read from the fonts themselves."""
+    count = 0
+    for place in places:
+        files = [place] if place.is_file() else sorted(p for p in place.rglob("*") if p.suffix.lower()
+                                                      in _FONT_SUFFIXES) if place.is_dir() else []
+        for path in files:
+            count += 1
+            if count > _MAX_FONT_FILES:
+                return
+            yield from _faces_in(path)
+
+
+def _faces_in(path: Path) -> Iterator[InstalledFont]:
+    from fontTools.ttLib import TTCollection, TTFont
 
     try:
-        with TTCollection(str(path), lazy=True) as collection:
-            names = [face["name"].getDebugName(1) for face in collection.fonts]
-    except Exception as exc:  # a broken install must not stop a report or a wireframe
-        _LOG.warning("cannot read %s: %s", path, exc)
-        return 0
-    return names.index(_CJK_FAMILY) if _CJK_FAMILY in names else 0
+        with path.open("rb") as file:  # closed here, also when the file is no font at all
+            if path.suffix.lower() in (".ttc", ".otc"):
+                names = [_names(face) for face in TTCollection(file, lazy=True).fonts]
+            else:
+                names = [_names(TTFont(file, lazy=True))]
+    except Exception as exc:  # a broken or foreign file among the fonts must not stop anything
+        _LOG.info("not a font: %s (%s)", path, exc)
+        return
+    for index, (family, style) in enumerate(names):
+        if family:
+            yield InstalledFont(family, style, path, index)
+
+
+def _names(font: object) -> tuple[str, str]:
+    table = font["name"]  # type: ignore[index]
+    family = table.getDebugName(16) or table.getDebugName(1) or ""
+    style = table.getDebugName(17) or table.getDebugName(2) or ""
+    return str(family), str(style)
+
+
+# --- the faces text is drawn with ---------------------------------------------------------------------------
+
+
+def _regular(fonts: Iterable[InstalledFont]) -> dict[str, InstalledFont]:
+    """The regular face of each family (a family with no regular face is left out)."""
+    found: dict[str, InstalledFont] = {}
+    for font in fonts:
+        if font.style.lower() in _REGULAR_STYLES and font.family not in found:
+            found[font.family] = font
+    return found
+
+
+def _face(font: InstalledFont) -> FontFace:
+    return FontFace(font.family, font.path, font.index)
 
 
 @lru_cache(maxsize=1)
-def packaged_faces() -> tuple[FontFace, ...]:
-    """Every packaged face in fallback order: Noto Sans (Latin, Greek, Cyrillic), the other
-    scripts' Noto Sans, Noto Sans Symbols (arrows and the like: before CJK, whose are full width),
-    Noto Sans CJK, Noto Emoji. Empty without the packages."""
-    faces: list[FontFace] = []
-    latin = _package_dir(_LATIN_PACKAGE)
-    if latin is not None:
-        files = sorted(latin.glob("Noto*.ttf"))
-        head = [p for p in files if p.name.startswith("NotoSans[")]
-        scripts = [p for p in files if p.name.startswith("NotoSans") and "[" in p.name
-                   and p not in head and "Italic" not in p.name and "Symbols" not in p.name]
-        faces += [FontFace(_family_of(p), p) for p in head + scripts]
-        faces += [FontFace(_family_of(p), p) for p in sorted(latin.glob("NotoSansSymbols*.ttf"))]
-    cjk = _package_dir(_CJK_PACKAGE)
-    if cjk is not None and (cjk / _CJK_FILE).is_file():
-        faces.append(FontFace(_CJK_FAMILY, cjk / _CJK_FILE, _cjk_index(cjk / _CJK_FILE)))
-    if latin is not None:
-        faces += [FontFace(_family_of(p), p) for p in sorted(latin.glob("NotoEmoji*.ttf"))]
-    return tuple(faces)
+def font_faces() -> tuple[FontFace, ...]:
+    """The faces text is drawn with, in fallback order (module docstring); empty when none is found."""
+    regular = _regular(installed_fonts())
+    chosen: list[str] = []
+
+    def take(families: Iterable[str], *, first_only: bool) -> None:
+        for family in families:
+            if family in regular and family not in chosen:
+                chosen.append(family)
+                if first_only:
+                    return
+
+    take(LATIN, first_only=True)
+    take(SYMBOLS, first_only=False)
+    take(CJK, first_only=True)
+    take(sorted(f for f in regular if f.startswith("Noto Sans ") and not any(w in f for w in _NOT_A_SCRIPT)),
+         first_only=False)
+    take(EMOJI, first_only=True)
+    take(LAST_RESORT, first_only=False)
+    return tuple(_face(regular[family]) for family in chosen)
 
 
-@lru_cache(maxsize=64)
+def reset() -> None:
+    """Forget the faces found and what they cover (after installing fonts, or changing ``$UFO_MOBILE_FONTS``)."""
+    font_faces.cache_clear()
+    coverage.cache_clear()
+    _face_for_code.cache_clear()
+    pillow_font.cache_clear()
+    _noted.clear()
+
+
+@lru_cache(maxsize=512)
 def coverage(face: FontFace) -> frozenset[int]:
     """The code points ``face`` has a glyph for (read once per process)."""
     from fontTools.ttLib import TTFont
@@ -103,15 +231,21 @@ def coverage(face: FontFace) -> frozenset[int]:
 
 
 def face_for(char: str) -> FontFace | None:
-    """The first packaged face that has ``char``; None when none has it."""
+    """The first face that has ``char``; None when none has it."""
     return _face_for_code(ord(char))
+
+
+def _drawable(code: int) -> bool:
+    """Not a control or a format character: no font draws those, and looking costs every cmap."""
+    return not (code < 0x20 or 0x7F <= code < 0xA0) and unicodedata.category(chr(code)) not in ("Cc", "Cf", "Zl",
+                                                                                                "Zp")
 
 
 @lru_cache(maxsize=8192)
 def _face_for_code(code: int) -> FontFace | None:
-    if code < 0x20 or 0x7F <= code < 0xA0:
-        return None  # control characters: no font draws them (and looking costs every cmap)
-    for face in packaged_faces():
+    if not _drawable(code):
+        return None
+    for face in font_faces():
         if code in coverage(face):
             return face
     return None
@@ -125,8 +259,65 @@ def faces_for(text: str) -> list[tuple[FontFace, str]]:
         face = face_for(char)
         if face is not None:
             drawn.setdefault(face, set()).add(char)
-    order = {face: i for i, face in enumerate(packaged_faces())}
+    order = {face: i for i, face in enumerate(font_faces())}
     return [(face, "".join(sorted(chars))) for face, chars in sorted(drawn.items(), key=lambda kv: order[kv[0]])]
+
+
+# --- saying what is missing ---------------------------------------------------------------------------------
+
+_SCRIPT_GROUPS = {"CJK": "Chinese/Japanese/Korean", "HIRAGANA": "Chinese/Japanese/Korean",
+                  "KATAKANA": "Chinese/Japanese/Korean", "HANGUL": "Chinese/Japanese/Korean",
+                  "IDEOGRAPHIC": "Chinese/Japanese/Korean", "BOPOMOFO": "Chinese/Japanese/Korean",
+                  "FULLWIDTH": "Chinese/Japanese/Korean", "HALFWIDTH": "Chinese/Japanese/Korean"}
+_noted: set[str] = set()
+
+
+def _script_of(char: str) -> str:
+    """A name for the kind of writing ``char`` belongs to, for people: Latin, Cyrillic, Thai, ..."""
+    code, category = ord(char), unicodedata.category(char)
+    if code < 0x250:  # ASCII, Latin-1 and Latin Extended, their digits and punctuation included
+        return "Latin"
+    if category.startswith("S"):
+        return "emoji and symbols"
+    if category.startswith("P"):
+        return "punctuation"
+    name = unicodedata.name(char, "")
+    first = name.split()[0] if name else "other"
+    return _SCRIPT_GROUPS.get(first, first.capitalize())
+
+
+def missing(text: str) -> dict[str, int]:
+    """The scripts of ``text`` that no face draws, each with its number of distinct characters."""
+    groups: dict[str, int] = {}
+    for char in set(text):
+        if char.isspace() or not _drawable(ord(char)) or unicodedata.category(char) in ("Co", "Cn", "Cs"):
+            continue  # private use, unassigned: nothing is expected to draw them
+        if face_for(char) is None:
+            script = _script_of(char)
+            groups[script] = groups.get(script, 0) + 1
+    return dict(sorted(groups.items()))
+
+
+def missing_note(text: str) -> str | None:
+    """One line naming the scripts of ``text`` that no font on this machine draws, and how to get them;
+    None when every character can be drawn."""
+    groups = missing(text)
+    if not groups:
+        return None
+    scripts = ", ".join(f"{script} ({count} character{'s' if count > 1 else ''})" for script, count in groups.items())
+    return f"fonts: no font on this machine draws {scripts}: drawn as boxes; {INSTALL_HINT}"
+
+
+def note_once(text: str) -> str | None:
+    """``missing_note``, logged as a warning the first time each note comes up in this process."""
+    note = missing_note(text)
+    if note is not None and note not in _noted:
+        _noted.add(note)
+        _LOG.warning("%s", note)
+    return note
+
+
+# --- drawing with Pillow ------------------------------------------------------------------------------------
 
 
 def font_runs(text: str) -> Iterator[tuple[FontFace | None, str]]:
@@ -174,8 +365,8 @@ def _set_weight(font: ImageFont.FreeTypeFont, weight: float) -> None:
 
 
 def label_font(size: int) -> Font:
-    """The font of numbers and Latin text: the first packaged face (Noto Sans) or Pillow's own."""
-    faces = packaged_faces()
+    """The font of numbers and Latin text: the first face (the Latin one) or Pillow's own."""
+    faces = font_faces()
     return pillow_font(faces[0] if faces else None, size, simple=True)
 
 

@@ -10,11 +10,15 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 from fontTools.ttLib import TTFont
 
+from tests.fonts import require_noto, write_font
 from tests.unit.report.fake_runs import make_run, step_line, write_step
-from ufo_mobile.report import render_report
-from ufo_mobile.report.webfonts import page_text
+from ufo_mobile.cli import main
+from ufo_mobile.report import render_report, webfonts
+from ufo_mobile.report.webfonts import font_faces_css, page_text
+from ufo_mobile.ui import fonts
 from ufo_mobile.ui.fonts import faces_for
 
 HOSTILE = "<script>alert(1)</script>\"><img src=x onerror=alert(2)>'q' \u202eevil\u202c \x1b]0;title\x07 &amp;"
@@ -143,7 +147,8 @@ def test_codeact_steps_show_their_code(tmp_path: Path) -> None:
 
 
 def test_text_in_every_script_gets_an_embedded_font(tmp_path: Path) -> None:
-    words = "Открыть настройки 打开设置 設定を開く 설정 열기 افتح الإعدادات 📱✅"
+    require_noto()
+    words = "Открыть настройки 打开设置 設定を開く 설정 열기 افتح الإعدادات ✓"
     run_dir = make_run(tmp_path, steps=1, task=words)
     page = render_report(run_dir)
     fonts = re.findall(r'src:url\(data:font/woff2;base64,([A-Za-z0-9+/=]+)\) format\("woff2"\)', page)
@@ -154,7 +159,8 @@ def test_text_in_every_script_gets_an_embedded_font(tmp_path: Path) -> None:
             assert "fvar" not in font  # pinned to the regular weight
     needed = {ord(ch) for _, chars in faces_for(page_text(page.split("<main>", 1)[1])) for ch in chars}
     assert {ord(ch) for ch in words if not ch.isspace()} <= needed <= covered
-    assert len(fonts) >= 4  # Latin and Cyrillic, Arabic, CJK, emoji
+    assert len(fonts) >= 3  # Latin and Cyrillic, CJK, Arabic
+    assert 'id="fonts-note"' not in page
     families = re.search(r"body \{[^}]*font-family: ([^;]+);", page)
     assert families is not None and families.group(1).startswith('"report-font-0", "report-font-1"')
 
@@ -163,3 +169,41 @@ def test_page_text_is_the_shown_text_only() -> None:
     markup = ('<style>.a{content:"Ж"}</style><p class="x&quot;y" data-uri="data:image/png;base64,QUJD">'
               'Wi&#8209;Fi &amp; caf&eacute; 设置</p><script>var z = "λ";</script><img alt="Ω" src="data:,">')
     assert page_text(markup) == "".join(sorted(set("Wi\u2011Fi & café 设置")))
+
+
+def test_text_no_font_here_draws_is_named_at_the_end_of_the_page(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    write_font(tmp_path / "fonts", "Noto Sans", "".join(chr(c) for c in range(0x20, 0x250)))
+    monkeypatch.setenv(fonts.FONTS_ENV, str(tmp_path / "fonts"))
+    fonts.reset()
+    try:
+        run_dir = make_run(tmp_path, steps=1, task="Открыть 设置")
+        notes: list[str] = []
+        page = render_report(run_dir, notes=notes)
+        (note,) = notes
+        assert note.startswith("fonts: no font on this machine draws Chinese/Japanese/Korean (2 characters), "
+                               "Cyrillic (6 characters)")  # then the page's own arrows and marks
+        assert f'<footer><p id="fonts-note" class="warn">{note}</p></footer>' in page
+        out_stream = io.StringIO()
+        main(["report", str(run_dir)], out=out_stream)
+        out = out_stream.getvalue()
+        assert out.rstrip().splitlines()[-2:] == [f"report: {run_dir / 'report.html'}", note]
+    finally:
+        fonts.reset()
+
+
+def test_a_font_whose_licence_forbids_embedding_is_not_embedded(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    latin = "".join(chr(c) for c in range(0x20, 0x7F))
+    write_font(tmp_path / "fonts", "Noto Sans", latin, fs_type=0x0002)  # restricted licence embedding
+    write_font(tmp_path / "fonts", "Noto Sans CJK SC", "设置")
+    monkeypatch.setenv(fonts.FONTS_ENV, str(tmp_path / "fonts"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    fonts.reset()
+    try:
+        css, families = font_faces_css("Wi-Fi 设置")
+        assert len(families) == 1 and css.count("@font-face") == 1  # only the CJK face
+        assert not webfonts.embeddable(fonts.face_for("W"))  # type: ignore[arg-type]
+        assert webfonts.embeddable(fonts.face_for("设"))  # type: ignore[arg-type]
+    finally:
+        fonts.reset()
