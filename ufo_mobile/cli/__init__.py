@@ -278,7 +278,7 @@ def _html_report(run_dir: Path, console: Console) -> str:
         path = write_report(run_dir, notes=notes)
     except RunWriteError as exc:
         return f"report: not written: {console.safe(str(exc))}"
-    return "\n".join([f"report: {console.safe(str(path))}", *(console.safe(note) for note in notes)])
+    return "\n".join([*(console.safe(note) for note in notes), f"report: {console.safe(str(path))}"])
 
 
 def _read_input(path: str, what: str, *, binary: bool = False) -> Any:

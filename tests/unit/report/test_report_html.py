@@ -187,7 +187,7 @@ def test_text_no_font_here_draws_is_named_at_the_end_of_the_page(tmp_path: Path,
         out_stream = io.StringIO()
         main(["report", str(run_dir)], out=out_stream)
         out = out_stream.getvalue()
-        assert out.rstrip().splitlines()[-2:] == [f"report: {run_dir / 'report.html'}", note]
+        assert out.rstrip().splitlines()[-2:] == [note, f"report: {run_dir / 'report.html'}"]  # where it is: last
     finally:
         fonts.reset()
 
