@@ -184,6 +184,7 @@ async def test_a_timeout_is_retried_then_bounded(server: OpenAIServer, fake: Fak
         await model.aclose()
     assert str(info.value) == (f"the model endpoint at {server.url} kept failing (timed out after 0.2 s "
                                "(model.timeout_seconds)); gave up after 1 retry (model.retry.max_retries is 1)")
+    server.wait_for_requests(2)  # the server's thread may record the timed-out request after the client gave up
     assert len(server.requests) == 2 and fake.slept == [0.5]
 
 
@@ -371,6 +372,7 @@ async def test_a_model_that_never_answers_fails_the_run_with_the_timeout(tmp_pat
     assert (result.status, result.steps) == ("FAIL", 1) and "\n" not in result.reason
     assert result.reason.endswith(f"the model endpoint at {server.url} kept failing (timed out after 0.2 s "
                                   "(model.timeout_seconds)); gave up after 1 retry (model.retry.max_retries is 1)")
+    server.wait_for_requests(2)  # the server's thread may record the timed-out request after the client gave up
     assert len(server.requests) == 2 and fake.slept == [0.5]
     (retry,) = [line for line in log if line["event"] == "model_retry"]
     assert retry["error"] == "timed out after 0.2 s (model.timeout_seconds)" and retry["delay_source"] == "backoff"
