@@ -87,10 +87,26 @@ class Cli:
             if stream is not None:
                 stream.close()
         left = session_processes(self.proc.pid)
+        if code == -signal.SIGKILL:
+            # killed, it could wait for nothing: a child it had just started (fc-list listing the fonts
+            # for a background drawing) may still be finishing on its own; a child that does not end by
+            # itself is still caught (the bound is the hang guard)
+            deadline = time.monotonic() + HANG_GUARD
+            while left and time.monotonic() < deadline:
+                time.sleep(0.02)
+                left = session_processes(self.proc.pid)
         if left:
+            described = {pid: _command_line(pid) for pid in left}
             os.killpg(self.proc.pid, signal.SIGKILL)
-        assert not left, f"processes left alive: {left}"
+            raise AssertionError(f"processes left alive: {described}")
         return code, "".join(self.out), self.err
+
+
+def _command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return "(gone)"
 
 
 def wait_until(condition: Callable[[], bool], what: str) -> None:
