@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ufo_mobile.sim import paint, theme
-from ufo_mobile.sim.model import App, Node, Screen
+from ufo_mobile.sim.model import App, ForEach, Node, Screen
 from ufo_mobile.sim.paint import Fonts
 from ufo_mobile.sim.template import Scope, all_hold, fmt, render, truthy
 from ufo_mobile.sim.view import Rect, View
@@ -98,18 +98,13 @@ class Layout:
     def _expand(self, spec: Node, scope: Scope, key: str) -> list[_Inst]:
         """Instances of ``spec`` that are visible: none, one, or one per list item."""
         if spec.for_each is None:
-            return [_Inst(spec, scope, key)] if all_hold(spec.visible, scope) else []
-        items = scope.lookup(spec.for_each.source)
-        if not isinstance(items, list):
-            return []
-        ordered = list(enumerate(items))
-        if spec.for_each.reverse:
-            ordered.reverse()
+            own = _bind(spec, scope)
+            return [_Inst(spec, own, key)] if all_hold(spec.visible, own) else []
         found: list[_Inst] = []
-        for index, item in ordered:
-            item_scope = scope.with_item(item, index)
-            if all_hold(spec.for_each.where, item_scope) and all_hold(spec.visible, item_scope):
-                found.append(_Inst(spec, item_scope, f"{key}#{index}"))
+        for index, _item, item_scope in select(spec.for_each, scope):
+            own = _bind(spec, item_scope)
+            if all_hold(spec.visible, own):
+                found.append(_Inst(spec, own, f"{key}#{index}"))
         return found
 
     def _children(self, inst: _Inst) -> list[_Inst]:
@@ -324,7 +319,8 @@ class Layout:
             scrollable=False,
             long_clickable=spec.long_clickable if spec.long_clickable is not None else (
                 bool(spec.on_long_press) or kind == "field"),
-            password=spec.password, selected=spec.selected, kind=kind, bind=spec.bind,
+            password=spec.password, kind=kind, bind=spec.bind,
+            selected=spec.selected if isinstance(spec.selected, bool) else all_hold(spec.selected, scope),
             vmin=spec.min, vmax=spec.max, style=spec.style,
             padding=(self.px(spec.padding[0]), self.px(spec.padding[1])),
             size=self._font_size(spec), align=spec.align, icon=render(spec.icon, scope),
@@ -340,6 +336,40 @@ class Layout:
         if not rid or ":" in rid:
             return rid
         return f"{self.app.package}:id/{rid}"
+
+
+def select(spec: ForEach, scope: Scope) -> list[tuple[int, Any, Scope]]:
+    """The items of ``spec.source`` that pass ``spec.where``, in ``sort`` then ``reverse`` order, each
+    with its index in the list and its row scope (``item``; the enclosing row's item is ``@parent``)."""
+    items = scope.lookup(spec.source)
+    if not isinstance(items, list):
+        return []
+    chosen = [(index, item, scope.with_item(item, index)) for index, item in enumerate(items)]
+    chosen = [entry for entry in chosen if all_hold(spec.where, entry[2])]
+    if spec.sort:
+        chosen.sort(key=lambda entry: [_sort_key(entry[1], name) for name in spec.sort])
+    if spec.reverse:
+        chosen.reverse()
+    return chosen
+
+
+def _sort_key(item: Any, name: str) -> tuple[int, float, str]:
+    """Numbers (and text holding one: "09") by value before other text, which goes by casefold."""
+    value = item.get(name, "") if isinstance(item, Mapping) else item
+    text = fmt(value).strip()
+    try:
+        number = float(text)
+    except ValueError:
+        return (1, 0.0, text.casefold())
+    return (0, number, "") if number == number else (1, 0.0, text.casefold())  # nan sorts as text
+
+
+def _bind(spec: Node, scope: Scope) -> Scope:
+    """``scope`` with the node's ``let`` names: the items each one selects."""
+    if not spec.let:
+        return scope
+    return scope.with_names({name: [item for _, item, _ in select(query, scope)]
+                             for name, query in spec.let.items()})
 
 
 def _as_int(value: Any, default: int) -> int:

@@ -22,7 +22,7 @@ from ufo_mobile.sim.model import App, Condition, Effect, Node
 
 #: Built-in apps in install order (the launcher grid follows it); other packaged files follow.
 BUILTIN_ORDER = ("launcher.yaml", "settings.yaml", "contacts.yaml", "messages.yaml", "notes.yaml")
-PHONE_VARIABLES = frozenset({"@time", "@date", "@index", "@apps"})
+PHONE_VARIABLES = frozenset({"@time", "@date", "@index", "@apps", "@parent"})
 
 
 def load_app_text(text: str, source: str) -> App:
@@ -120,11 +120,12 @@ def _describe(exc: ValidationError) -> str:
 def check_app(app: App) -> list[str]:
     """Problems the schema cannot catch, each prefixed with the field path."""
     problems: list[str] = []
-    for path, node in _nodes(app):
-        problems.extend(f"{path}: {msg}" for msg in _check_node(app, node))
+    for path, node, bound in _nodes(app):
+        checked = _Bound(app, bound)
+        problems.extend(f"{path}: {msg}" for msg in _check_node(checked, node))
         for field in ("on_tap", "on_long_press", "submit"):
             for index, effect in enumerate(getattr(node, field)):
-                problems.extend(f"{path}.{field}[{index}]: {msg}" for msg in _check_effect(app, effect))
+                problems.extend(f"{path}.{field}[{index}]: {msg}" for msg in _check_effect(checked, effect))
     for name, screen in app.screens.items():
         problems.extend(f"screens.{name}.title: {msg}" for msg in _check_template(app, screen.title))
         if screen.focus is not None and screen.focus not in app.state:
@@ -132,41 +133,57 @@ def check_app(app: App) -> list[str]:
     return problems
 
 
-def _nodes(app: App) -> Iterator[tuple[str, Node]]:
+class _Bound:
+    """An app seen from inside a node: its state plus the ``let`` names of the node and its ancestors
+    (``_known`` accepts both; the checks take it where they take the app)."""
+
+    def __init__(self, app: App, bound: frozenset[str]) -> None:
+        self.app = app
+        self.state: dict[str, Any] = {**app.state, **{name: [] for name in bound}}
+        self.screens = app.screens
+        self.package = app.package
+
+
+def _nodes(app: App) -> Iterator[tuple[str, Node, frozenset[str]]]:
     for name, screen in app.screens.items():
         for field in ("actions", "body"):
             for index, node in enumerate(getattr(screen, field)):
-                yield from _walk(f"screens.{name}.{field}[{index}]", node)
+                yield from _walk(f"screens.{name}.{field}[{index}]", node, frozenset())
 
 
-def _walk(path: str, node: Node) -> Iterator[tuple[str, Node]]:
-    yield path, node
+def _walk(path: str, node: Node, bound: frozenset[str]) -> Iterator[tuple[str, Node, frozenset[str]]]:
+    inner = bound | frozenset(node.let)
+    yield path, node, inner
     for index, child in enumerate(node.children):
-        yield from _walk(f"{path}.children[{index}]", child)
+        yield from _walk(f"{path}.children[{index}]", child, inner)
 
 
-def _known(app: App, name: str) -> bool:
-    return name == "item" or name.startswith("item.") or name in PHONE_VARIABLES or name in app.state
+def _known(app: App | _Bound, name: str) -> bool:
+    name = name.partition("#")[0]  # events# (a count), events#title (a join)
+    return (name == "item" or name.startswith("item.") or name in PHONE_VARIABLES or name.startswith("@parent.")
+            or name in app.state)
 
 
-def _check_template(app: App, text: str) -> list[str]:
+def _check_template(app: App | _Bound, text: str) -> list[str]:
     return [f"unknown variable {{{name}}}" for name in template.names(text) if not _known(app, name)]
 
 
-def _check_var(app: App, name: str | None, what: str) -> list[str]:
-    if name is None or name in app.state:
+def _check_var(app: App | _Bound, name: str | None, what: str) -> list[str]:
+    """A variable a widget or an effect writes: a state variable (not a ``let`` name)."""
+    state = app.app.state if isinstance(app, _Bound) else app.state
+    if name is None or name in state:
         return []
     return [f"{what}: unknown state variable {name!r} (declare it under state)"]
 
 
-def _check_target(app: App, name: str | None, what: str) -> list[str]:
+def _check_target(app: App | _Bound, name: str | None, what: str) -> list[str]:
     """A variable an effect changes: a state variable, or ``item.field`` (the tapped row's item)."""
     if name is not None and name.startswith("item.") and len(name) > len("item."):
         return []
     return _check_var(app, name, what)
 
 
-def _check_list(app: App, name: str, what: str) -> list[str]:
+def _check_list(app: App | _Bound, name: str, what: str) -> list[str]:
     if name == "@apps" or name.startswith("item"):
         return []
     if name not in app.state:
@@ -176,7 +193,7 @@ def _check_list(app: App, name: str, what: str) -> list[str]:
     return []
 
 
-def _check_conditions(app: App, conditions: list[Condition], what: str) -> list[str]:
+def _check_conditions(app: App | _Bound, conditions: list[Condition], what: str) -> list[str]:
     problems: list[str] = []
     for condition in conditions:
         if not _known(app, condition.var):
@@ -187,15 +204,22 @@ def _check_conditions(app: App, conditions: list[Condition], what: str) -> list[
     return problems
 
 
-def _check_node(app: App, node: Node) -> list[str]:
+def _check_node(app: _Bound, node: Node) -> list[str]:
     problems: list[str] = []
     for text in (node.text, node.desc, node.hint, node.icon):
         problems += _check_template(app, text)
     problems += _check_var(app, node.bind, "bind")
     problems += _check_conditions(app, node.visible, "visible")
+    if not isinstance(node.selected, bool):
+        problems += _check_conditions(app, node.selected, "selected")
     if node.for_each is not None:
         problems += _check_list(app, node.for_each.source, "for_each")
         problems += _check_conditions(app, node.for_each.where, "for_each.where")
+    for name, query in node.let.items():
+        if name in app.app.state or name.startswith(("item", "@")):
+            problems.append(f"let.{name}: the name is taken (a state variable, item or an @ variable)")
+        problems += _check_list(app, query.source, f"let.{name}")
+        problems += _check_conditions(app, query.where, f"let.{name}.where")
     if node.submit and node.kind != "field":
         problems.append("submit needs an EditText with bind")
     return problems
@@ -212,7 +236,7 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def _check_effect(app: App, effect: Effect) -> list[str]:
+def _check_effect(app: App | _Bound, effect: Effect) -> list[str]:
     problems = _check_conditions(app, effect.when, "when")
     if effect.goto is not None and effect.goto.screen not in app.screens:
         problems.append(f"goto: unknown screen {effect.goto.screen!r} (screens: {', '.join(app.screens)})")

@@ -48,7 +48,15 @@ Node (a view)::
     bounds: [l, t, r, b]              # explicit position (out of the flow)
     anchor: bottom_right              # floating position inside the parent (FABs), with margin
     visible: {var: wifi}              # conditions, all must hold (a list or a single one)
-    for_each: contacts                # repeat this node per item of a state list ("@apps" = apps)
+    for_each: contacts                # repeat this node per item of a state list ("@apps" = apps);
+                                      # or {source: events, where: [<Condition>], sort: [day, hour],
+                                      # reverse: true}: only the items for which ``where`` holds (the
+                                      # item is ``item``, the enclosing row's ``@parent``), ordered by
+                                      # those fields (numbers by value, then text)
+    let: {day_events: {source: events, where: {var: item.day, equals: "{@parent.n}"}}}
+                                      # names for this node and its children: the list a for_each
+                                      # spec selects (count and join it with {day_events#} and
+                                      # {day_events#title}; test it in visible)
     bind: wifi                        # the widget's value: EditText text, SeekBar progress,
                                       # checked of any other class (Switch, CheckBox...)
     min / max: 0 / 100                # SeekBar range
@@ -58,6 +66,8 @@ Node (a view)::
     clickable, long_clickable, checkable, checked, scrollable, focusable, focused, enabled,
     password, selected: bool          # flags; unset flags get Android-like defaults from class,
                                       # bind and handlers. scrollable: true makes a scroll container
+                                      # (rows cut at its end show that more lies below). selected
+                                      # may also be conditions: {var: day, equals: "{item.n}"}
     from_end: true                    # a scroll container that starts at its end (chat threads)
     children: [<Node>, ...]
 
@@ -246,7 +256,13 @@ class Effect(_Spec):
 class ForEach(_Spec):
     source: str
     where: list[Condition] = Field(default_factory=list)
+    sort: list[str] = Field(default_factory=list)
     reverse: bool = False
+
+    @field_validator("sort", mode="before")
+    @classmethod
+    def _sort_list(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
 
     @field_validator("where", mode="before")
     @classmethod
@@ -278,6 +294,7 @@ class Node(_Spec):
     margin: int = 48
     visible: list[Condition] = Field(default_factory=list)
     for_each: ForEach | None = None
+    let: dict[str, ForEach] = Field(default_factory=dict)
     bind: str | None = None
     min: int = 0
     max: int = 100
@@ -295,7 +312,7 @@ class Node(_Spec):
     focused: bool | None = None
     enabled: bool = True
     password: bool = False
-    selected: bool = False
+    selected: bool | list[Condition] = False
     children: list[Node] = Field(default_factory=list)
 
     @field_validator("visible", "submit", "on_tap", "on_long_press", mode="before")
@@ -303,10 +320,22 @@ class Node(_Spec):
     def _lists(cls, value: Any) -> Any:
         return _as_list(value)
 
+    @field_validator("selected", mode="before")
+    @classmethod
+    def _selected(cls, value: Any) -> Any:
+        return [value] if isinstance(value, dict) else value
+
     @field_validator("for_each", mode="before")
     @classmethod
     def _for_each_short(cls, value: Any) -> Any:
         return {"source": value} if isinstance(value, str) else value
+
+    @field_validator("let", mode="before")
+    @classmethod
+    def _let_short(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {name: {"source": spec} if isinstance(spec, str) else spec for name, spec in value.items()}
+        return value
 
     @field_validator("padding", mode="before")
     @classmethod

@@ -1,9 +1,13 @@
 """The tiny, eval-free expression language of app files: ``{var}`` templates and conditions.
 
-A placeholder is ``{name}`` or ``{name?then:else}`` where ``name`` is a state variable, ``item``,
-``item.field`` or an ``@`` variable supplied by the phone (``@time``, ``@date``, ``@index``,
-``@apps``). ``{{`` and ``}}`` are literal braces; any other brace is kept as written. Values are
-substituted in one pass, so text a user typed is never interpreted again.
+A placeholder is ``{name}`` or ``{name?then:else}`` where ``name`` is a state variable, a name a
+node binds with ``let``, ``item``, ``item.field`` or an ``@`` variable supplied by the phone
+(``@time``, ``@date``, ``@index``, ``@apps``) or by the enclosing list row (``@parent``,
+``@parent.field``: the item of the row around the current one, e.g. in a ``let`` filter). A list
+name takes a ``#`` suffix: ``{events#}`` is the number of its items, ``{events#title}`` their
+``title`` fields joined with ", " (conditions may test ``events#`` too). ``{{`` and ``}}`` are
+literal braces; any other brace is kept as written. Values are substituted in one pass, so text a
+user typed is never interpreted again.
 """
 
 from __future__ import annotations
@@ -16,32 +20,56 @@ from typing import Any
 
 from ufo_mobile.sim.model import Condition
 
-_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([@A-Za-z_][\w@]*(?:\.[\w@]+)*)(?:\?([^{}:]*):([^{}]*))?\}")
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([@A-Za-z_][\w@]*(?:\.[\w@]+)*)(#\w*)?(?:\?([^{}:]*):([^{}]*))?\}")
 
 
 @dataclass(frozen=True)
 class Scope:
-    """What names resolve to: the app's live state, the current list item, phone variables."""
+    """What names resolve to: the app's live state, the current list item, phone variables and
+    the names bound by ``let`` (kept in ``extras`` next to the ``@`` variables; they shadow state)."""
 
     state: Mapping[str, Any]
     item: Any = None
     extras: Mapping[str, Any] = field(default_factory=dict)
 
     def with_item(self, item: Any, index: int) -> Scope:
-        return Scope(self.state, item, {**self.extras, "@index": index})
+        """The scope of a list row: ``item`` is the row's, ``@parent`` the enclosing row's item."""
+        return Scope(self.state, item, {**self.extras, "@index": index, "@parent": self.item})
+
+    def with_names(self, names: Mapping[str, Any]) -> Scope:
+        """This scope with ``let`` bindings added."""
+        return Scope(self.state, self.item, {**self.extras, **names}) if names else self
 
     def lookup(self, name: str) -> Any:
-        """The value of ``name``; unknown names resolve to ``""`` (app files are checked at load)."""
-        if name == "item":
-            return self.item
-        if name.startswith("item."):
-            value = self.item
-            for part in name.split(".")[1:]:
-                value = value.get(part, "") if isinstance(value, Mapping) else ""
-            return value
+        """The value of ``name``; unknown names resolve to ``""`` (app files are checked at load).
+
+        ``name#`` is the length of a list and ``name#field`` its items' fields joined with ", ".
+        """
+        base, hash_, field_name = name.partition("#")
+        if hash_:
+            return aggregate(self.lookup(base), field_name)
+        if name == "item" or name.startswith("item."):
+            return _walk(self.item, name.split(".")[1:])
         if name.startswith("@"):
-            return self.extras.get(name, "")
+            head, _, rest = name.partition(".")
+            return _walk(self.extras.get(head, ""), rest.split(".") if rest else [])
+        if name in self.extras:
+            return self.extras[name]
         return self.state.get(name, "")
+
+
+def _walk(value: Any, parts: list[str]) -> Any:
+    for part in parts:
+        value = value.get(part, "") if isinstance(value, Mapping) else ""
+    return value
+
+
+def aggregate(value: Any, field_name: str) -> Any:
+    """A list's length (``field_name`` empty) or its items' ``field_name`` values joined with ", "."""
+    items = value if isinstance(value, list) else []
+    if not field_name:
+        return len(items)
+    return ", ".join(fmt(item.get(field_name, "")) if isinstance(item, Mapping) else fmt(item) for item in items)
 
 
 def fmt(value: Any) -> str:
@@ -62,9 +90,9 @@ def render(template: str, scope: Scope) -> str:
         token = match.group(0)
         if token in ("{{", "}}"):
             return token[0]
-        value = scope.lookup(match.group(1))
-        if match.group(2) is not None:
-            return match.group(2) if truthy(value) else match.group(3)
+        value = scope.lookup(match.group(1) + (match.group(2) or ""))
+        if match.group(3) is not None:
+            return match.group(3) if truthy(value) else match.group(4)
         return fmt(value)
 
     return _PLACEHOLDER.sub(fill, template)
@@ -78,8 +106,8 @@ def resolve(value: Any, scope: Scope) -> Any:
     """
     if isinstance(value, str):
         match = _PLACEHOLDER.fullmatch(value)
-        if match and match.group(1) and match.group(2) is None:
-            return copy.deepcopy(scope.lookup(match.group(1)))
+        if match and match.group(1) and match.group(3) is None:
+            return copy.deepcopy(scope.lookup(match.group(1) + (match.group(2) or "")))
         return render(value, scope)
     if isinstance(value, Mapping):
         return {str(key): resolve(item, scope) for key, item in value.items()}
@@ -89,7 +117,7 @@ def resolve(value: Any, scope: Scope) -> Any:
 
 
 def names(template: str) -> list[str]:
-    """The variable names a template refers to (for load-time checks)."""
+    """The variable names a template refers to (for load-time checks), without a ``#`` suffix."""
     return [m.group(1) for m in _PLACEHOLDER.finditer(template) if m.group(1)]
 
 
