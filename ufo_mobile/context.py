@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ufo_mobile.llm.base import Usage
+from ufo_mobile.llm.base import ChatModel, Usage
 from ufo_mobile.memory.state import SharedState
 from ufo_mobile.trace.writer import RunWriter
 
@@ -31,6 +31,8 @@ class RunContext:
     logger: Any
     step: int = 0
     usage: Usage = Usage()
+    usage_by_role: dict[str, Usage] = field(default_factory=dict)  # the same, per agent role (see models)
+    models: dict[str, ChatModel] = field(default_factory=dict, repr=False)  # settings.models, built: role -> model
     shared: SharedState = field(default_factory=SharedState)
     interrupted: bool = False
     stop_reason: str = ""
@@ -55,6 +57,10 @@ class RunContext:
     def session_step(self) -> int:
         """Steps taken in the session so far (UFO's SESSION_STEP; the same as ``step``)."""
         return self.step
+
+    def model_for(self, role: str, default: ChatModel) -> ChatModel:
+        """The model of ``role`` when the settings name one (``models``), else ``default``."""
+        return self.models.get(role, default)
 
     @property
     def cost(self) -> float | None:

@@ -30,7 +30,7 @@ import signal
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -50,14 +50,14 @@ from ufo_mobile.errors import ConfigError, DeviceError, RunWriteError
 from ufo_mobile.llm.base import ChatModel, ManagedModel, Usage
 from ufo_mobile.llm.factory import make_model
 from ufo_mobile.llm.scripted import ScriptedModel
-from ufo_mobile.llm.structured import StructuredOutputError, load_output_spec
+from ufo_mobile.llm.structured import load_output_spec
 from ufo_mobile.memory.state import SharedState
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.replay.cache import plan_from_cache, save_run
 from ufo_mobile.replay.plan import ReplayPlan
 from ufo_mobile.settings import Settings
 from ufo_mobile.states.base import AgentLike
-from ufo_mobile.status import MobileAgentStatus
+from ufo_mobile.status import NEEDS_PERSON, MobileAgentStatus
 from ufo_mobile.tools.build import check_tool_settings
 from ufo_mobile.tools.credentials import CredentialManager
 from ufo_mobile.trace import runs
@@ -114,15 +114,23 @@ class RunResult:
     output: Any = None  # the answer as structured data, when the task asks for it (task.output)
     replay: dict[str, Any] | None = None  # the replay's account, when the run replayed a trajectory
     run_cache: dict[str, Any] | None = None  # the run cache's account, when replay.cache_dir is set
+    needs_person: bool = False  # it stopped for a person nobody could be (a question, a takeover, an approval)
+    steps_used: int = 0  # of the step budget: actions on the phone and the final answer
+    usage_by_role: dict[str, dict[str, Any]] = field(default_factory=dict)  # role -> model, tokens, cost, calls
 
     @property
     def ok(self) -> bool:
         return self.status == MobileAgentStatus.FINISH
 
+    @property
+    def outcome(self) -> str:
+        """success, failed, or needs_person (a FAIL that waited for a person nobody could be)."""
+        return "success" if self.ok else NEEDS_PERSON if self.needs_person else "failed"
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["run_dir"] = str(self.run_dir)
-        data["outcome"] = "success" if self.ok else "failed"
+        data["outcome"] = self.outcome
         data["signal"] = signal.Signals(self.signal).name if self.signal is not None else None
         return data
 
@@ -240,9 +248,11 @@ class Session:
         if s.task.output is not None:
             load_output_spec(s.task.output)  # so is an output model that does not import
         model = self.model or make_model(s.model, mode=s.mode)  # bad files are config errors: no run directory yet
-        if isinstance(model, ManagedModel):
-            for secret in model.secrets():  # a key read from the environment is a secret too
-                self.redactor.add(secret)
+        role_models = {str(role): make_model(s.model_for(role), mode=s.mode) for role in s.models}  # always ours
+        for each in (model, *role_models.values()):
+            if isinstance(each, ManagedModel):
+                for secret in each.secrets():  # a key read from the environment is a secret too
+                    self.redactor.add(secret)
         point: runs.ResumePoint | None = None
         try:
             phone = build_sim_phone(s.device.sim) if self.device is None and s.device.kind == "sim" else None
@@ -251,14 +261,15 @@ class Session:
             else:
                 writer = self._open()
         except BaseException:
-            await self._close_model(model)
+            await self._close_model(model, role_models)
             raise
         logger = make_run_logger(writer, run_id=self.run_id)
-        if isinstance(model, ManagedModel):
-            model.bind_logger(logger)  # retries and fallbacks go to the run's log
+        for each in (model, *role_models.values()):
+            if isinstance(each, ManagedModel):
+                each.bind_logger(logger)  # retries and fallbacks go to the run's log
         owns_device = self.device is None  # a driver passed in by the caller stays open for the caller
         request = self.redactor.text(s.task.text)  # the model never sees a secret, even one quoted in the task
-        ctx = RunContext(self.run_id, request, writer, logger, on_step=self._notify)
+        ctx = RunContext(self.run_id, request, writer, logger, on_step=self._notify, models=role_models)
         if point is not None:
             self._continue_from(point, ctx, model)
         self.context = ctx
@@ -298,7 +309,7 @@ class Session:
             restore()
             if owns_device and device is not None:
                 await _close(device, closing_limit(s.device.command_timeout_seconds, lost=ctx.device_lost))
-            await self._close_model(model)
+            await self._close_model(model, role_models)
             writer.close()
             if s.logs.report and writer.failure is None:
                 await self._write_report(writer.run_dir, writer.thumbnails)
@@ -360,13 +371,8 @@ class Session:
     def _result(self, agent: AgentLike, ctx: RunContext, started: float) -> RunResult:
         failed = agent.failed or agent.status == MobileAgentStatus.FAIL
         stopped = ctx.interrupted and failed and agent.reason == ctx.stop_reason
-        answer, reason, output = agent.answer, agent.reason, None
-        if not failed and self.settings.task.output is not None:
-            try:
-                output = load_output_spec(self.settings.task.output).extract(answer)
-            except StructuredOutputError as exc:
-                failed, reason = True, f"the answer does not match task.output: {exc}"
-                ctx.logger.warning("structured_output_invalid", error=str(exc))
+        # a structured answer was checked in the round (a mismatch is re-asked about, then fails the step)
+        answer, reason, output = agent.answer, agent.reason, ctx.shared.output
         return RunResult(
             run_id=self.run_id,
             status=MobileAgentStatus.FAIL if failed else MobileAgentStatus.FINISH,
@@ -382,13 +388,19 @@ class Session:
             signal=ctx.stop_signal if stopped else None,
             cached_tokens=ctx.usage.cached_tokens,
             model_calls=ctx.usage.calls,
-            output=output,
+            output=None if failed else output,
+            needs_person=failed and not stopped and bool(ctx.shared.needs_person),
+            steps_used=ctx.shared.steps_used,
+            usage_by_role={role: {"model": self.settings.model_for(role).name, **usage.to_dict()}
+                           for role, usage in sorted(ctx.usage_by_role.items())},
         )
 
-    async def _close_model(self, model: ChatModel) -> None:
-        """Close a model this session built (one passed in stays open for its owner)."""
-        if self.model is None and isinstance(model, ManagedModel):
-            await model.aclose()
+    async def _close_model(self, model: ChatModel, role_models: Mapping[str, ChatModel]) -> None:
+        """Close the models this session built (one passed in stays open for its owner)."""
+        built = [*([model] if self.model is None else []), *role_models.values()]
+        for each in built:
+            if isinstance(each, ManagedModel):
+                await each.aclose()
 
     def _notify(self, step: StepContext) -> None:
         if self.on_step is not None:

@@ -14,7 +14,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
 
 import yaml
@@ -126,7 +126,10 @@ class DeviceSettings(_Strict):
 
 
 class LimitSettings(_Strict):
-    max_steps: int = Field(default=20, gt=0)
+    max_steps: int = Field(default=20, gt=0, description="the step budget: each action on the phone is a step, and "
+                                                          "so is the final answer, in every mode")
+    max_planner_turns: int | None = Field(default=None, gt=0, description="the manager's planning turns (reasoning "
+                                                                          "mode); None = twice max_steps")
     max_consecutive_failures: int = Field(default=3, gt=0)
     max_repeated_actions: int = Field(default=3, gt=1)
     step_timeout_seconds: float = Field(default=120.0, gt=0)
@@ -148,6 +151,7 @@ class PerceptionSettings(_Strict):
 
 class AgentSettings(_Strict):
     history_steps: int = Field(default=6, ge=0)
+    max_actions_per_turn: int = Field(default=5, ge=1, description="actions one reply may chain on one screen")
     swipe_duration_ms: int = Field(default=300, gt=0)
     max_wait_seconds: float = Field(default=10.0, gt=0)
 
@@ -224,9 +228,15 @@ class ConfirmSettings(_Strict):
     when_model_asks: bool = Field(default=True, description="honour the model's own \"confirm\": true")
 
 
+Unattended = Literal["refuse", "stop", "approve"]
+
+
 class HumanSettings(_Strict):
     timeout_seconds: float = Field(default=600.0, gt=0, description="how long to wait for a person")
     confirm: ConfirmSettings = ConfirmSettings()
+    unattended: Unattended = Field(default="refuse", description="with nobody to approve (eval, batch, a host "
+                                   "without an operator): refuse the action, stop the run as needing a person, "
+                                   "or approve it")
 
 
 class LogSettings(_Strict):
@@ -270,11 +280,19 @@ class ReplaySettings(_Strict):
     threshold: float = Field(default=0.8, ge=0, le=1, description="the least screen similarity to replay a step")
 
 
+ModelRole = Literal["manager", "executor", "text_manipulator", "scripter", "codeact"]
+"""The agents that can name a model of their own (``models:``); the rest, and any role not named,
+use ``model``."""
+
+
 class Settings(_Strict):
     mode: Literal["direct", "reasoning", "codeact"] = "direct"
     task: TaskSettings
     device: DeviceSettings = DeviceSettings()
     model: ModelSettings
+    models: dict[ModelRole, ModelSettings] = Field(
+        default_factory=dict, description="a model per role, each written as changes to 'model' (e.g. "
+                                          "executor: {name: gpt-4.1-mini}): a strong planner with a cheap executor")
     limits: LimitSettings = LimitSettings()
     perception: PerceptionSettings = PerceptionSettings()
     agent: AgentSettings = AgentSettings()
@@ -286,17 +304,35 @@ class Settings(_Strict):
     codeact: CodeActSettings = CodeActSettings()
     replay: ReplaySettings = ReplaySettings()
 
+    @model_validator(mode="before")
+    @classmethod
+    def _roles_change_the_model(cls, data: Any) -> Any:
+        """Each ``models.<role>`` is written as changes to ``model``: merged over it here."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("models"), Mapping):
+            return data
+        base = data.get("model")
+        base = base.model_dump() if isinstance(base, ModelSettings) else base
+        if not isinstance(base, Mapping):
+            return data
+        roles = {role: change if not isinstance(change, Mapping) else merge(dict(base), change)
+                 for role, change in data["models"].items()}
+        return {**data, "models": roles}
+
+    def model_for(self, role: str) -> ModelSettings:
+        """The model settings of ``role`` (a ``ModelRole``, or "agent"): its own (``models``), else ``model``."""
+        return {str(k): v for k, v in self.models.items()}.get(role, self.model)
+
     def secrets(self) -> list[str]:
         """Secret values that must never be written anywhere."""
-        key = self.model.api_key
-        return [key.get_secret_value()] if key is not None and key.get_secret_value() else []
+        keys = [self.model.api_key, *(m.api_key for m in self.models.values())]
+        return list(dict.fromkeys(k.get_secret_value() for k in keys if k is not None and k.get_secret_value()))
 
 
 # --- loading ---------------------------------------------------------------------------------
 
 # Paths resolved against the file that names them (logs.dir stays relative to the working directory).
 _PATH_FIELDS = {("model", "script"), ("device", "sim", "apps"), ("credentials", "file"),
-                ("reasoning", "app_cards_dir")}
+                ("reasoning", "app_cards_dir"), *(("models", role, "script") for role in get_args(ModelRole))}
 
 
 class _Doc:

@@ -62,6 +62,7 @@ def test_without_a_terminal_a_takeover_fails_with_the_reason(tmp_path: Path) -> 
     code, out, err = cli("run", str(task), "--log-dir", "logs", cwd=tmp_path)
     assert code == 1, out + err
     reason = run_json(only_run_dir(tmp_path / "logs"))["reason"]
-    assert reason.startswith("the model asked a person to take over (Log in\nFINISH")
-    assert reason.endswith("but no one can answer: run in a terminal, or give the session an operator")
+    assert reason.startswith("needs a person: the agent asked a person to take over (Log in\nFINISH")
+    assert reason.endswith("and nobody can answer")
+    assert run_json(only_run_dir(tmp_path / "logs"))["outcome"] == "needs_person"
     assert "Log in\\nFINISH after 9 steps" in out and out.count("FAIL after") == 1

@@ -326,8 +326,9 @@ async def test_the_agent_sends_its_reply_schema_and_falls_back_for_the_whole_run
     assert result.status == "FINISH" and result.steps == 2
     sent = [r.body.get("response_format") for r in server.requests]
     schema = sent[0]["json_schema"]["schema"]
-    actions = [a["properties"]["name"]["const"] for a in schema["properties"]["action"]["anyOf"][0]["anyOf"]]
-    assert {"click", "open_app", "type", "complete"} <= set(actions)  # the actions this phone supports
+    actions = [a["properties"]["name"]["const"] for a in schema["properties"]["actions"]["items"]["anyOf"]]
+    assert {"click", "open_app", "type"} <= set(actions)  # the actions this phone supports
+    assert not {"complete", "remember"} & set(actions)  # the reply's status and "remember" do that: one way each
     assert sent[1:] == [None, None]  # refused once: plain JSON for the rest of the run
     assert [e["event"] for e in log].count("structured_output_unsupported") == 1
     calls = [c for line in steps_of(result.run_dir) for c in line["model_calls"]]

@@ -93,7 +93,7 @@ async def test_demo_turns_wifi_on_in_the_simulator(tmp_path: Path) -> None:
     ("malformed.yaml", 2, "llm_interaction failed: the model's reply was invalid twice: "
                           "the JSON object in the reply is not closed"),
     ("unknown_status.yaml", 2, "the model answered with unknown status 'DONE' (expected one of CONTINUE, FINISH, "
-                               "FAIL, TAKEOVER)"),
+                               "FAIL, PENDING, TAKEOVER)"),
 ])
 def test_failing_tasks_end_in_fail_with_reason_and_steps_on_disk(tmp_path: Path, task: str, steps: int,
                                                                    reason: str) -> None:

@@ -11,10 +11,11 @@ A flat agent, a manager, an executor or a CodeAct agent only say what a step is.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ufo_mobile.agents.limits import LimitGuard, StepTimer, event_loop_timer
 from ufo_mobile.errors import RunWriteError, StateMachineError
+from ufo_mobile.llm.base import Usage
 from ufo_mobile.memory.reducers import apply_update
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.settings import LimitSettings
@@ -39,6 +40,9 @@ def closing_limit(timeout: float, *, lost: bool) -> float:
 
 class BasicAgent:
     """An agent: a name, a state from its own registry, a status, and the reason for it."""
+
+    #: whose model this agent asks (``settings.models``; "agent": always ``model``) and whose usage it adds to
+    model_role: ClassVar[str] = "agent"
 
     def __init__(self, name: str, state_manager: AgentStateManager, rules: Rulebook, *,
                  limits: LimitSettings | None = None, step_timer: StepTimer = event_loop_timer,
@@ -99,6 +103,10 @@ class BasicAgent:
         """Have a person approve the pending action, then run it (the CONFIRM state's work)."""
         raise NotImplementedError
 
+    async def ask_user(self, context: RunContext) -> None:
+        """Put the model's question to the user (the PENDING state's work)."""
+        raise NotImplementedError
+
     async def on_fail(self, context: RunContext) -> None:
         """Record the failure (the FAIL state's work). The default does nothing."""
 
@@ -112,7 +120,8 @@ class BasicAgent:
         if not context.shared.instruction:
             context.shared = apply_update(context.shared, {"instruction": context.request})
         return StepContext(run_id=context.run_id, step=context.step, agent_name=self.name,
-                           request=context.request, shared=context.shared, state=self.state.name())
+                           request=context.request, shared=context.shared, state=self.state.name(),
+                           max_steps=self.limit_settings.max_steps)
 
     async def run_step(self, context: RunContext, processor: Processor, ctx: StepContext) -> None:
         """Run ``processor`` on ``ctx`` under the step timeout, cancellable by a signal; then the limits."""
@@ -135,15 +144,22 @@ class BasicAgent:
         self.after_step(context, ctx)
 
     def after_step(self, context: RunContext, ctx: StepContext) -> None:
-        """The step's shared state, usage and status become the run's; the limits are checked."""
+        """The step's shared state, usage and status become the run's; the limits are checked. A step
+        that waits for a person's approval (CONFIRM) goes on in the CONFIRM state: it is announced
+        (``on_step``) when it ends, once."""
         context.shared = ctx.shared
-        context.usage = context.usage + ctx.usage
+        if not ctx.usage_counted:
+            context.usage = context.usage + ctx.usage
+            if ctx.model_calls:
+                role = self.model_role
+                context.usage_by_role[role] = context.usage_by_role.get(role, Usage()) + ctx.usage
+            ctx.usage_counted = True
         context.device_lost = ctx.device_lost
-        limit = self.limit_hit = self.limits.check(ctx, context.shared, ctx.step)
+        limit = self.limit_hit = self.limits.check(ctx, context.shared)
         if limit is not None:
             ctx.fail(limit)
         self.status, self.reason = ctx.status, ctx.reason
         if ctx.status == MobileAgentStatus.FINISH:
             self.answer = ctx.reason
-        if context.on_step is not None:
+        if context.on_step is not None and ctx.status != MobileAgentStatus.CONFIRM:
             context.on_step(ctx)

@@ -1,8 +1,9 @@
 """A person in the loop: who takes over the phone when the model asks, and who approves actions.
 
 The runtime never talks to a person directly: it asks an ``Operator``. The command line gives it a
-terminal operator when it runs in a terminal; a host passes its own (``CallbackOperator`` wraps two
-functions). Without an operator, a takeover ends the run in FAIL and a confirmation is refused.
+terminal operator when it runs in a terminal; a host passes its own (``CallbackOperator`` wraps
+functions). Without an operator, a question or a takeover ends the run as needing a person (FAIL,
+outcome ``needs_person``), and an action that needs approval is handled by ``human.unattended``.
 
 Which actions need approval is the task file's ``human.confirm``: by tool name, by the app in the
 foreground, or when the model flags the action itself (``"confirm": true``).
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["CallbackOperator", "ConfirmAnswer", "ConfirmPolicy", "ConfirmRequest", "Operator", "PersonInTheLoop",
-           "TakeoverAnswer", "TakeoverRequest"]
+__all__ = ["AskAnswer", "AskRequest", "CallbackOperator", "ConfirmAnswer", "ConfirmPolicy", "ConfirmRequest",
+           "Operator", "PersonInTheLoop", "TakeoverAnswer", "TakeoverRequest"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,22 @@ class ConfirmAnswer:
     note: str = ""  # with a refusal, the model reads it next step
 
 
+@dataclass(frozen=True)
+class AskRequest:
+    """The model asks the user a question (status PENDING)."""
+
+    run_id: str
+    step: int
+    question: str  # in the model's words (already redacted)
+    app: str
+
+
+@dataclass(frozen=True)
+class AskAnswer:
+    answered: bool  # False: no answer (the run ends as needing a person)
+    text: str = ""  # the answer, which the model reads next step
+
+
 @runtime_checkable
 class Operator(Protocol):
     """A person (or a host speaking for one)."""
@@ -68,17 +85,22 @@ class Operator(Protocol):
 
     async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer: ...
 
+    async def ask(self, request: AskRequest) -> AskAnswer: ...
+
 
 TakeoverCallback = Callable[[TakeoverRequest], TakeoverAnswer | Awaitable[TakeoverAnswer]]
 ConfirmCallback = Callable[[ConfirmRequest], ConfirmAnswer | Awaitable[ConfirmAnswer]]
+AskCallback = Callable[[AskRequest], AskAnswer | Awaitable[AskAnswer]]
 
 
 class CallbackOperator:
-    """An ``Operator`` made of two functions (plain or async), for hosts."""
+    """An ``Operator`` made of functions (plain or async), for hosts; a missing one answers no."""
 
-    def __init__(self, take_over: TakeoverCallback | None = None, confirm: ConfirmCallback | None = None) -> None:
+    def __init__(self, take_over: TakeoverCallback | None = None, confirm: ConfirmCallback | None = None,
+                 ask: AskCallback | None = None) -> None:
         self._take_over = take_over
         self._confirm = confirm
+        self._ask = ask
 
     async def take_over(self, request: TakeoverRequest) -> TakeoverAnswer:
         if self._take_over is None:
@@ -90,6 +112,12 @@ class CallbackOperator:
         if self._confirm is None:
             return ConfirmAnswer(False, "the host confirms nothing")
         answer = self._confirm(request)
+        return await answer if inspect.isawaitable(answer) else answer
+
+    async def ask(self, request: AskRequest) -> AskAnswer:
+        if self._ask is None:
+            return AskAnswer(False, "the host takes no questions")
+        answer = self._ask(request)
         return await answer if inspect.isawaitable(answer) else answer
 
 
@@ -104,14 +132,19 @@ class PersonInTheLoop:
 
     async def take_over(self, request: TakeoverRequest) -> TakeoverAnswer | str:
         if self.operator is None:
-            return (f"the model asked a person to take over ({request.message}), but no one can answer: run "
-                    "in a terminal, or give the session an operator")
+            return f"needs a person: the agent asked a person to take over ({request.message}), and nobody can answer"
         return await self._ask(self.operator.take_over(request), f"take over ({request.message})")
 
     async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer | str:
         if self.operator is None:
-            return "no one is there to approve it (run in a terminal, or give the session an operator)"
+            return "nobody can approve during this run"
         return await self._ask(self.operator.confirm(request), f"approve {request.action}")
+
+    async def ask(self, request: AskRequest) -> AskAnswer | str:
+        ask = getattr(self.operator, "ask", None) if self.operator is not None else None
+        if ask is None:
+            return f"needs a person: the agent asked the user: {request.question}"
+        return await self._ask(ask(request), f"answer: {request.question}")
 
     async def _ask(self, question: Awaitable[T], what: str) -> T | str:
         context = self.context

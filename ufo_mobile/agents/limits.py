@@ -35,9 +35,10 @@ class LimitGuard:
         self.settings = settings
         self._recent: deque[tuple[str, str]] = deque(maxlen=settings.max_repeated_actions)
 
-    def check(self, ctx: StepContext, shared: SharedState, steps_taken: int) -> str | None:
+    def check(self, ctx: StepContext, shared: SharedState) -> str | None:
         """The reason to stop, or None. Only a step that goes on (CONTINUE, or a manager's ASSIGN)
-        can be stopped."""
+        can be stopped. The step budget counts actions and the final answer (``processors.budget``):
+        a run with no step left but the final answer's goes on to that answer."""
         if ctx.status not in (MobileAgentStatus.CONTINUE, MobileAgentStatus.ASSIGN):
             return None
         s = self.settings
@@ -45,12 +46,14 @@ class LimitGuard:
         if failures >= s.max_consecutive_failures:
             last = shared.summary_history[-1] if shared.summary_history else ""
             return f"{failures} consecutive actions failed (limit {s.max_consecutive_failures}); last: {last}"
-        if ctx.action is not None and ctx.observation is not None:
+        actions = ctx.actions or ([ctx.action] if ctx.action is not None else [])
+        if actions and ctx.observation is not None:
+            done = "; ".join(a.render() for a in actions)
             screen = blake2b(ctx.observation.ui_state.formatted_text.encode(), digest_size=8).hexdigest()
-            self._recent.append((ctx.action.render(), screen))
+            self._recent.append((done, screen))
             if len(self._recent) == self._recent.maxlen and len(set(self._recent)) == 1:
-                return (f"the same action {ctx.action.render()} was repeated {s.max_repeated_actions} times "
+                return (f"the same action {done} was repeated {s.max_repeated_actions} times "
                         "on an unchanged screen")
-        if steps_taken >= s.max_steps:
-            return f"reached the step limit ({s.max_steps} steps) without finishing"
+        if shared.steps_used >= s.max_steps:
+            return ctx.budget().limit_reason()
         return None

@@ -1,8 +1,10 @@
 """The flat MobileAgent: one four-phase processor driven by its state machine.
 
 CONTINUE runs a step (observe, ask the model, act, remember). TAKEOVER asks a person to do what the
-model asked for on the phone and waits for them; CONFIRM asks a person to approve the action the
-step chose, then runs it (or records the refusal for the model). FAIL keeps the final screen.
+model asked for on the phone and waits for them; PENDING puts the model's question to the user;
+CONFIRM asks a person to approve the action the step chose, then finishes the same step with it
+(run, or refused for the model to read). With nobody to ask, a takeover or a question ends the run
+as needing a person (``human.unattended`` decides about approvals). FAIL keeps the final screen.
 """
 
 from __future__ import annotations
@@ -10,21 +12,21 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from ufo_mobile.agents.base import BasicAgent, closing_limit
-from ufo_mobile.agents.human import ConfirmRequest, Operator, PersonInTheLoop, TakeoverRequest
+from ufo_mobile.agents.human import AskRequest, ConfirmRequest, Operator, PersonInTheLoop, TakeoverRequest
 from ufo_mobile.agents.limits import StepTimer, event_loop_timer
 from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.errors import DeviceError, RunWriteError
 from ufo_mobile.llm.base import ChatModel
-from ufo_mobile.llm.structured import load_output_spec
+from ufo_mobile.llm.structured import OutputSpec, load_output_spec
 from ufo_mobile.memory.records import StepRecord
 from ufo_mobile.memory.reducers import apply_update
 from ufo_mobile.processors.action_execution import ActionExecution
 from ufo_mobile.processors.base import Middleware, Phase, Processor
-from ufo_mobile.processors.confirm import ConfirmPolicy
+from ufo_mobile.processors.confirm import Attendance, ConfirmPolicy
 from ufo_mobile.processors.context import StepContext
 from ufo_mobile.processors.data_collection import DataCollection
 from ufo_mobile.processors.llm_interaction import LLMInteraction
@@ -46,6 +48,8 @@ from ufo_mobile.ui.provider import AndroidStateProvider, StateProvider
 class MobileAgent(BasicAgent):
     #: this agent's rulebook (reasoning mode's executor has its own)
     rules: Rulebook = MOBILE_RULES
+    #: the model answers in the JSON reply format (CodeAct's answers are code, which calls the tools)
+    json_replies: ClassVar[bool] = True
 
     @staticmethod
     def new_state_manager() -> AgentStateManager:
@@ -70,6 +74,8 @@ class MobileAgent(BasicAgent):
             retry_delay=settings.perception.dump_retry_delay_seconds, redact=self._redact_dump, logger=logger,
             format_options=FormatOptions(legend=False))  # the legend is in the system prompt
         self.tools = tools or build_tool_registry(settings, device, self.state_provider, self.credentials)
+        if self.json_replies:  # the reply's own fields keep facts ("remember") and end the task ("status")
+            self.tools.disable(["remember", "complete"])
         self.clock = clock
         self.cache = ControlCache(settings.perception.control_cache_ttl_seconds, clock=clock)
         self.middleware = middleware
@@ -96,9 +102,14 @@ class MobileAgent(BasicAgent):
             )
             recorder = StepRecorder(context.writer, annotate=p.annotate)
             self._processor = Processor(phases, recorder=recorder, middleware=self.middleware)
-            # a confirmed (or refused) action: the same action and memory phases, without observing or asking
+            # the step that waited for approval goes on: the same action and memory phases, without
+            # observing or asking again
             self._confirm_processor = Processor(phases[2:], recorder=recorder, middleware=self.middleware)
         return self._processor
+
+    def attendance(self) -> Attendance:
+        """Whether a person can be asked in this run, and what happens to approvals when not."""
+        return Attendance(self.operator is not None, self.settings.human.unattended)
 
     #: the model phase's class (reasoning mode's executor and text manipulator use their own)
     interaction_class: type[LLMInteraction] = LLMInteraction
@@ -106,21 +117,24 @@ class MobileAgent(BasicAgent):
     def interaction(self, context: RunContext) -> LLMInteraction:
         """Phase 2: the model phase."""
         p = self.settings.perception
+        model_settings = self.settings.model_for(self.model_role)
         return self.interaction_class(
-            self.model, self.tools, history_steps=self.settings.agent.history_steps, vision=self.settings.model.vision,
+            context.model_for(self.model_role, self.model), self.tools, history_steps=self.settings.agent.history_steps,
+            vision=model_settings.vision,
             image_detail=p.image_detail, clean_screenshot=p.send_clean_screenshot, secret_ids=self.credentials.ids(),
-            logger=context.logger, redact=context.writer.redactor.text, output_schema=self.output_schema())
+            logger=context.logger, redact=context.writer.redactor.text, output=self.output_spec(),
+            max_actions=self.settings.agent.max_actions_per_turn, attendance=self.attendance())
 
     def execution(self) -> Phase:
-        """Phase 3: run the chosen action."""
+        """Phase 3: run the chosen actions."""
         return ActionExecution(self.tools, self.device, self.cache, self.settings.agent,
                                state_provider=self.state_provider, credentials=self.credentials,
-                               policy=self.confirm_policy())
+                               policy=self.confirm_policy(), attendance=self.attendance())
 
-    def output_schema(self) -> str | None:
-        """The final answer's schema for the prompt, when the task asks for structured output."""
+    def output_spec(self) -> OutputSpec | None:
+        """The final answer's shape, when the task asks for structured output (and this agent ends it)."""
         output = self.settings.task.output
-        return load_output_spec(output).schema_text() if output is not None and self.ends_task else None
+        return load_output_spec(output) if output is not None and self.ends_task else None
 
     def confirm_policy(self) -> ConfirmPolicy:
         c = self.settings.human.confirm
@@ -139,7 +153,7 @@ class MobileAgent(BasicAgent):
         person = PersonInTheLoop(self.operator, self.settings.human.timeout_seconds, context)
         answer = await person.take_over(TakeoverRequest(context.run_id, context.step, message, app))
         if isinstance(answer, str):  # nobody answered: why
-            self.fail_with(answer)
+            _nobody(self, context, answer)
             return
         if not answer.done:
             self.fail_with(f"the person did not take over: {answer.note or 'declined'}")
@@ -152,30 +166,46 @@ class MobileAgent(BasicAgent):
         context.logger.info("takeover_done", step=context.step, note=note)
         self.status, self.reason = MobileAgentStatus.CONTINUE, ""
 
+    async def ask_user(self, context: RunContext, asker: BasicAgent | None = None) -> None:
+        """The PENDING state's work: the model's question (this agent's, or ``asker``'s: the manager
+        asks through its executor) goes to the user; their answer is the next step's to read."""
+        agent = asker or self
+        question, app = agent.reason, context.shared.current_package_name
+        person = PersonInTheLoop(self.operator, self.settings.human.timeout_seconds, context)
+        answer = await person.ask(AskRequest(context.run_id, context.step, question, app))
+        if isinstance(answer, str) or not answer.answered:
+            why = answer if isinstance(answer, str) else f"needs a person: the user did not answer ({answer.text})"
+            _nobody(agent, context, why)
+            return
+        record = StepRecord(step=context.step, agent=agent.name, status=MobileAgentStatus.PENDING, reason=question,
+                            summary=f"the user answered: {answer.text}")
+        context.shared = apply_update(context.shared, {"step_records": record})
+        context.logger.info("question_answered", step=context.step)
+        agent.status, agent.reason = MobileAgentStatus.CONTINUE, ""
+
     async def confirm(self, context: RunContext) -> None:
-        """The CONFIRM state's work: a person approves the pending action, which then runs (or the
-        refusal is recorded as a failed action the model reads next turn)."""
-        pending, self.pending = self.pending, None
-        if pending is None or pending.action is None:  # pragma: no cover - the rulebook only gets here with one
+        """The CONFIRM state's work: a person approves the pending action, and the step that chose it
+        goes on: the action runs (or is refused, for the model to read next turn). No step is added."""
+        ctx, self.pending = self.pending, None
+        actions = (ctx.actions or ([ctx.action] if ctx.action is not None else [])) if ctx is not None else []
+        index = int(ctx.extra.get("pending", 0)) if ctx is not None else 0
+        if ctx is None or index >= len(actions):  # pragma: no cover - the rulebook only gets here with one
             self.fail_with("CONFIRM without an action waiting for approval")
             return
+        action = actions[index]
         person = PersonInTheLoop(self.operator, self.settings.human.timeout_seconds, context)
-        why = str(pending.extra.get("confirm_why", ""))
-        answer = await person.confirm(ConfirmRequest(context.run_id, pending.step, pending.action.render(),
+        why = str(ctx.extra.get("confirm_why", ""))
+        answer = await person.confirm(ConfirmRequest(context.run_id, ctx.step, action.render(),
                                                      context.shared.current_package_name, why))
-        if context.interrupted:
-            self.fail_with(context.stop_reason)
-            return
         approved, note = (False, answer) if isinstance(answer, str) else (answer.approved, answer.note)
-        context.logger.info("confirmation", step=pending.step, action=pending.action.render(), approved=approved,
-                            note=note)
-        ctx = self.new_step(context)
-        ctx.observation, ctx.reply, ctx.action = pending.observation, pending.reply, pending.action
+        context.logger.info("confirmation", step=ctx.step, action=action.render(), approved=approved, note=note)
+        ctx.status, ctx.reason = MobileAgentStatus.CONTINUE, ""
         ctx.extra["confirmation"] = {"approved": approved, "note": note}
+        if context.interrupted:  # stopped while waiting: the step is recorded, the action refused
+            ctx.fail(context.stop_reason)
         self.processor(context)
         assert self._confirm_processor is not None
         await self.run_step(context, self._confirm_processor, ctx)
-
     #: whether this agent's FINISH or FAIL ends the task (not so for reasoning mode's executor)
     ends_task: bool = True
 
@@ -204,3 +234,11 @@ class MobileAgent(BasicAgent):
             context.writer.write_file("final.png", png)
         except RunWriteError as exc:
             context.logger.warning("final_screenshot_not_written", error=str(exc))
+
+
+def _nobody(agent: BasicAgent, context: RunContext, why: str) -> None:
+    """Nobody answered a takeover or a question: the run ends, as needing a person unless it was
+    stopped."""
+    if not (context.interrupted and why == context.stop_reason):
+        context.shared = apply_update(context.shared, {"needs_person": why})
+    agent.fail_with(why)

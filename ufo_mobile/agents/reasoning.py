@@ -19,7 +19,7 @@ All of them share the run's state through ``RunContext.shared`` and the device, 
 from __future__ import annotations
 
 from hashlib import blake2b
-from typing import Any
+from typing import Any, ClassVar
 
 from ufo_mobile.agents.base import BasicAgent
 from ufo_mobile.agents.human import Operator
@@ -49,8 +49,9 @@ S = MobileAgentStatus
 
 
 class ExecutorAgent(MobileAgent):
-    """One atomic action per subgoal, then back to the manager."""
+    """The actions of one subgoal, then back to the manager."""
 
+    model_role: ClassVar[str] = "executor"
     rules: Rulebook = SUBAGENT_RULES
     interaction_class: type[LLMInteraction] = ExecutorInteraction
     ends_task = False
@@ -83,10 +84,13 @@ class ExecutorAgent(MobileAgent):
 class TextManipulatorAgent(ExecutorAgent):
     """``TEXT_TASK:`` items: the focused field's text, rewritten by the model, typed over the old."""
 
+    model_role: ClassVar[str] = "text_manipulator"
     interaction_class: type[LLMInteraction] = TextInteraction
 
 
 class ManagerAgent(BasicAgent):
+    model_role: ClassVar[str] = "manager"
+
     def __init__(self, name: str, *, device: DeviceDriver, model: ChatModel, settings: Settings, logger: Any = None,
                  step_timer: StepTimer = event_loop_timer, credentials: CredentialManager | None = None,
                  operator: Operator | None = None) -> None:
@@ -112,22 +116,34 @@ class ManagerAgent(BasicAgent):
         if self._processor is None:
             executor, s = self.executor, self.settings
             p, r = s.perception, s.reasoning
-            schema = load_output_spec(s.task.output).schema_text() if s.task.output is not None else None
+            output = load_output_spec(s.task.output) if s.task.output is not None else None
             phases = (
                 DataCollection(self.device, executor.cache, p, logger=context.logger, clock=executor.clock,
                                provider=executor.state_provider),
-                ManagerInteraction(self.model, executor.tools, vision=s.model.vision, image_detail=p.image_detail,
+                ManagerInteraction(context.model_for(self.model_role, self.model), executor.tools,
+                                   vision=s.model_for("manager").vision, image_detail=p.image_detail,
                                    logger=context.logger, redact=context.writer.redactor.text,
                                    memory_items=r.memory_items, scripter_enabled=r.scripter.enabled,
-                                   app_cards_dir=r.app_cards_dir, output_schema=schema),
+                                   app_cards_dir=r.app_cards_dir, output=output, attendance=executor.attendance(),
+                                   planner_turns=self.planner_turn_limit),
                 MemoryUpdate(),
             )
             self._processor = Processor(phases, recorder=StepRecorder(context.writer, annotate=p.annotate))
         return self._processor
 
+    @property
+    def planner_turn_limit(self) -> int:
+        """``limits.max_planner_turns``, or twice the step budget."""
+        limits = self.settings.limits
+        return limits.max_planner_turns or 2 * limits.max_steps
+
     async def process(self, context: RunContext) -> None:
         if context.interrupted:
             self.fail_with(context.stop_reason)
+            return
+        if context.shared.planner_turns >= self.planner_turn_limit:
+            self.fail_with(f"the planner used its {self.planner_turn_limit} turns (limits.max_planner_turns) "
+                           "without finishing")
             return
         if self.state.name() == S.REPLAN:
             context.logger.warning("replan", failures=self.failures, step=context.step + 1)
@@ -180,6 +196,10 @@ class ManagerAgent(BasicAgent):
 
     async def on_fail(self, context: RunContext) -> None:
         await self.executor.keep_final_screen(context, self.reason)
+
+    async def ask_user(self, context: RunContext) -> None:
+        """The manager's question goes to the user, as the executor's would (``MobileAgent.ask_user``)."""
+        await self.executor.ask_user(context, asker=self)
 
     async def take_over(self, context: RunContext) -> None:  # pragma: no cover - not a manager state
         raise NotImplementedError

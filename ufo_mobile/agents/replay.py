@@ -15,7 +15,7 @@ replay's account: how many steps were replayed and where it ended.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from ufo_mobile.agents.base import BasicAgent
 from ufo_mobile.agents.mobile import MobileAgent
@@ -41,6 +41,7 @@ S = MobileAgentStatus
 
 class ReplayAgent(MobileAgent):
     rules: Rulebook = REPLAY_RULES
+    json_replies: ClassVar[bool] = False  # it follows recorded calls, CodeAct's remember and complete among them
 
     @staticmethod
     def new_state_manager() -> AgentStateManager:

@@ -78,6 +78,7 @@ class ScriptPhase(LLMInteraction):
 
 
 class ScripterAgent(BasicAgent):
+    model_role: ClassVar[str] = "scripter"
     def __init__(self, name: str, *, parent: AgentLike, model: ChatModel, settings: Settings, logger: Any = None,
                  step_timer: StepTimer = event_loop_timer) -> None:
         super().__init__(name, SubAgentStateManager(), SUBAGENT_RULES, limits=settings.limits, step_timer=step_timer,
@@ -88,7 +89,8 @@ class ScripterAgent(BasicAgent):
 
     def processor(self, context: RunContext) -> Processor:
         if self._processor is None:
-            phase = ScriptPhase(self.model, self.settings.reasoning.scripter, logger=context.logger,
+            phase = ScriptPhase(context.model_for(self.model_role, self.model), self.settings.reasoning.scripter,
+                                logger=context.logger,
                                 redact=context.writer.redactor.text)
             self._processor = Processor((phase, MemoryUpdate()), recorder=StepRecorder(context.writer))
         return self._processor

@@ -129,6 +129,7 @@ class Console:
             *self.replay_lines(result),
             f"run directory: {self.safe(str(result.get('run_dir', '')))}",
             usage_line(result),
+            *(self.safe(line) for line in role_lines(result)),
         ])
 
     def replay_lines(self, result: dict[str, Any]) -> list[str]:
@@ -149,6 +150,22 @@ class Console:
             note = f" ({self.safe(str(cache['note']), DETAIL_LIMIT)})" if cache.get("note") else ""
             lines.append(f"run cache: {state}{note}: {self.safe(str(cache.get('file') or '-'))}")
         return lines
+
+
+def role_lines(result: dict[str, Any]) -> list[str]:
+    """One line per role when more than one asked a model (``RunResult.usage_by_role``):
+    ``  executor (gpt-4.1-mini): 6 calls, 20410 prompt + 512 completion tokens, $0.0089``."""
+    roles = result.get("usage_by_role")
+    if not isinstance(roles, dict) or len(roles) < 2:
+        return []
+    lines = []
+    for role, u in roles.items():
+        calls, cost = int(u.get("calls") or 0), u.get("cost_usd")
+        price = "cost unknown" if cost is None else f"${float(cost):.4f}"
+        lines.append(f"  {role} ({u.get('model', '?')}): {calls} call{'s' if calls != 1 else ''}, "
+                     f"{int(u.get('prompt_tokens') or 0)} prompt + {int(u.get('completion_tokens') or 0)} "
+                     f"completion tokens, {price}")
+    return lines
 
 
 def usage_line(result: dict[str, Any]) -> str:

@@ -254,7 +254,9 @@ def score_lines(summary: Summary) -> str:
     pass_at = "; ".join(f"pass@{k} {v:.3f}" for k, v in summary.pass_at.items())
     kinds = ", ".join(f"{kind} {k.passed}/{k.runs}" for kind, k in summary.by_kind.items())
     return "\n".join([
-        f"success rate: {t.passed}/{t.runs} runs ({t.success_rate:.1%}); {pass_at}",
+        f"success rate: {t.passed}/{t.runs} runs ({t.success_rate:.1%}); {pass_at}"
+        + (f"; of the rest, {t.needs_person} stopped for a person (nobody could answer or approve)"
+           if t.needs_person else ""),
         f"by kind: {kinds}",
         f"totals: {summary.tasks} tasks, {t.steps} steps, {t.seconds:.1f}s, {t.prompt_tokens:,} prompt + "
         f"{t.completion_tokens:,} completion tokens, cost {_cost(t.cost_usd)}",

@@ -1,4 +1,4 @@
-"""The person at the terminal, as the run's ``Operator``: takeovers and confirmations are asked on
+"""The person at the terminal, as the run's ``Operator``: questions, takeovers and confirmations are asked on
 the terminal and answered with a line. Only used when standard input is a terminal.
 
 A question is printed to ``out`` (standard error: the progress lines stay clean on standard output);
@@ -11,7 +11,14 @@ from __future__ import annotations
 import re
 from typing import TextIO
 
-from ufo_mobile.agents.human import ConfirmAnswer, ConfirmRequest, TakeoverAnswer, TakeoverRequest
+from ufo_mobile.agents.human import (
+    AskAnswer,
+    AskRequest,
+    ConfirmAnswer,
+    ConfirmRequest,
+    TakeoverAnswer,
+    TakeoverRequest,
+)
 from ufo_mobile.device.blocking import run_in_daemon_thread
 from ufo_mobile.safe_text import printable
 
@@ -52,3 +59,12 @@ class TerminalOperator:
             return ConfirmAnswer(False, "the terminal closed")
         word, _, note = answer.partition(" ")
         return ConfirmAnswer(word.lower() in ("y", "yes"), note.strip())
+
+    async def ask(self, request: AskRequest) -> AskAnswer:
+        answer = await self._ask(
+            [f"The agent asks you (step {request.step}, app {printable(request.app)}):",
+             f"  {printable(request.question, 500)}"],
+            "Your answer (an empty line: no answer, the run ends): ")
+        if not answer:
+            return AskAnswer(False, "the terminal closed" if answer is None else "no answer")
+        return AskAnswer(True, answer)

@@ -44,6 +44,7 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 class Totals:
     runs: int = 0
     passed: int = 0
+    needs_person: int = 0  # runs that did not pass because they stopped for a person nobody could be
     steps: int = 0
     seconds: float = 0.0
     prompt_tokens: int = 0
@@ -53,6 +54,7 @@ class Totals:
     def add(self, record: Mapping[str, Any]) -> None:
         self.runs += 1
         self.passed += bool(record.get("passed"))
+        self.needs_person += not record.get("passed") and record.get("outcome") == "needs_person"
         self.steps += int(record.get("steps") or 0)
         self.seconds += float(record.get("duration_seconds") or 0.0)
         self.prompt_tokens += int(record.get("prompt_tokens") or 0)
@@ -78,7 +80,8 @@ class Summary:
 
     def to_json(self) -> dict[str, Any]:
         def totals(t: Totals) -> dict[str, Any]:
-            return {"runs": t.runs, "passed": t.passed, "success_rate": round(t.success_rate, 4), "steps": t.steps,
+            return {"runs": t.runs, "passed": t.passed, "needs_person": t.needs_person,
+                    "success_rate": round(t.success_rate, 4), "steps": t.steps,
                     "seconds": round(t.seconds, 3), "prompt_tokens": t.prompt_tokens,
                     "completion_tokens": t.completion_tokens,
                     "cost_usd": None if t.cost_usd is None else round(t.cost_usd, 6)}

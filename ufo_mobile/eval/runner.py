@@ -60,6 +60,8 @@ class TaskOutcome:
     cost_usd: float | None
     run_id: str
     run_dir: Path
+    outcome: str = ""  # success, failed, or needs_person (RunResult.outcome)
+    steps_used: int = 0  # of the step budget: actions on the phone and the final answer
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -153,7 +155,7 @@ async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | 
         passed=verdict.passed, why=verdict.why, steps=result.steps, budget=instance.task.spec.budget,
         duration_seconds=result.duration_seconds, prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens, cost_usd=result.cost_usd, run_id=result.run_id,
-        run_dir=result.run_dir)
+        run_dir=result.run_dir, outcome=result.outcome, steps_used=result.steps_used)
 
 
 def agent_gave_up(result: RunResult) -> bool:

@@ -68,6 +68,7 @@ class Outcome:
     completion_tokens: int = 0
     cost_usd: float | None = 0.0
     node: str = ""  # the host that ran it
+    needs_person: bool = False  # a FAIL that stopped for a person nobody could be (a question, an approval)
     archive: bytes | None = field(default=None, repr=False)  # the run directory as a tar (Ray engine)
 
     @property

@@ -55,7 +55,8 @@ def attempt_record(info: BatchInfo, result: TaskResult, attempt: Attempt) -> dic
             "report": report, "status": o.status, "reason": o.reason, "answer": o.answer, "steps": o.steps,
             "duration_seconds": o.duration_seconds, "device_error": o.device_error,
             "phone_lost": attempt.phone_lost, "retried": attempt.retried, "interrupted": o.interrupted,
-            "prompt_tokens": o.prompt_tokens, "completion_tokens": o.completion_tokens, "cost_usd": o.cost_usd}
+            "prompt_tokens": o.prompt_tokens, "completion_tokens": o.completion_tokens, "cost_usd": o.cost_usd,
+            "outcome": "success" if o.ok else "needs_person" if o.needs_person else "failed"}
 
 
 def append_attempt(info: BatchInfo, result: TaskResult, attempt: Attempt) -> dict[str, Any]:
@@ -73,13 +74,15 @@ class Totals:
     retried: int
     attempts: int
     steps: int
+    needs_person: int = 0  # of the failed: the last attempt stopped for a person nobody could be
 
 
 def totals(results: list[TaskResult]) -> Totals:
     attempts = [a for r in results for a in r.attempts]
     return Totals(len(results), sum(r.state == DONE for r in results), sum(r.state == FAILED for r in results),
                   sum(r.state == NOT_RUN for r in results), sum(a.retried for a in attempts), len(attempts),
-                  sum(a.outcome.steps for a in attempts))
+                  sum(a.outcome.steps for a in attempts),
+                  sum(r.state == FAILED and r.attempts[-1].outcome.needs_person for r in results))
 
 
 def _why(result: TaskResult) -> str:
@@ -96,7 +99,9 @@ def summary_lines(info: BatchInfo, results: list[TaskResult]) -> list[str]:
     lines = [f"batch {info.batch_id}: {t.tasks} task{'s' if t.tasks != 1 else ''} on {len(info.phones)} "
              f"phone{'s' if len(info.phones) != 1 else ''} ({info.engine} engine)"
              + (f", stopped: {printable(info.stopped, 40)}" if info.stopped else ""),
-             f"finished {t.finished}, failed {t.failed}, not run {t.not_run}; retried {t.retried} after a lost phone; "
+             f"finished {t.finished}, failed {t.failed}"
+             + (f" ({t.needs_person} of them stopped for a person)" if t.needs_person else "")
+             + f", not run {t.not_run}; retried {t.retried} after a lost phone; "
              f"{t.attempts} attempt{'s' if t.attempts != 1 else ''}, {t.steps} steps in "
              f"{info.duration_seconds:.1f} s{rate}"]
     for name, why in info.removed.items():

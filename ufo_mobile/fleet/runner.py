@@ -79,7 +79,7 @@ def _outcome(job: Job, phone: Phone, result: RunResult, started: float) -> Outco
                    duration_seconds=round(time.monotonic() - started, 3), run_dir=str(result.run_dir),
                    device_error=device_error(result, steps), interrupted=result.interrupted, signal=result.signal,
                    prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-                   cost_usd=result.cost_usd, node=socket.gethostname())
+                   cost_usd=result.cost_usd, node=socket.gethostname(), needs_person=result.needs_person)
 
 
 async def run_job(job: Job, phone: Phone, log_dir: Path, *, on_event: EventSink | None = None,

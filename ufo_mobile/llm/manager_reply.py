@@ -13,7 +13,8 @@ A reply looks like::
     </script>
     </plan>
 
-or, in place of the plan, ``<request_accomplished success="true">the answer</request_accomplished>``.
+or, in place of the plan, ``<request_accomplished success="true">the answer</request_accomplished>``,
+or ``<ask_user>a question for the user</ask_user>`` when only the user can say how to go on.
 
 Parsing is strict where a slip would change what the agent does: exactly one plan or one final tag,
 a ``success`` of true or false, every tag known and closed, no tag opened inside another. It is
@@ -38,17 +39,18 @@ from ufo_mobile.safe_text import printable
 
 SubgoalKind = Literal["action", "script", "text_task"]
 
-_TOP = ("thought", "add_memory", "plan", "request_accomplished")
+_TOP = ("thought", "add_memory", "plan", "request_accomplished", "ask_user")
 # A tag: name, then optional attributes that must start with whitespace (so the name and the
 # attributes cannot trade characters while backtracking), then an optional "/" and ">".
 _TAG = re.compile(r"<(/?)([A-Za-z_][\w-]*)((?:\s[^<>]*)?)(/?)>")
 _CLOSE = {name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in (*_TOP, "script")}
-_OPENED_INSIDE = re.compile(r"<(thought|add_memory|plan|request_accomplished)(?=[\s/>])", re.IGNORECASE)
+_OPENED_INSIDE = re.compile(r"<(thought|add_memory|plan|request_accomplished|ask_user)(?=[\s/>])", re.IGNORECASE)
 _SCRIPT_TAG = re.compile(r"<(/?)script((?:\s[^<>]*)?)(/?)>", re.IGNORECASE)
 _ATTR = re.compile(r"""\s*([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))""")
 _MARKER = re.compile(r"^(?:\d{1,4}[.)]|[-*•])(?:\s+|$)")
 _TEXT_TASK = re.compile(r"^TEXT_TASK\s*:", re.IGNORECASE)
-_FORMAT = 'use only <thought>, <add_memory>, <plan> and <request_accomplished success="true|false">'
+_FORMAT = ('use only <thought>, <add_memory>, <plan>, <request_accomplished success="true|false"> '
+           "and <ask_user>")
 
 
 class ManagerReplyError(LLMOutputParseError, ValueError):
@@ -83,17 +85,18 @@ class Final(_Frozen):
 
 
 class ManagerReply(_Frozen):
-    """A parsed manager reply: exactly one of ``plan`` (non-empty) and ``final`` is set."""
+    """A parsed manager reply: exactly one of ``plan`` (non-empty), ``final`` and ``question`` is set."""
 
     thought: str = ""
     memory: list[str] = Field(default_factory=list)
     plan: list[Subgoal] | None = None
     final: Final | None = None
+    question: str | None = None
 
     @model_validator(mode="after")
     def _one_outcome(self) -> ManagerReply:
-        if (self.plan is None) == (self.final is None):
-            raise ValueError("a manager reply has exactly one of 'plan' and 'final'")
+        if sum(x is not None for x in (self.plan, self.final, self.question)) != 1:
+            raise ValueError("a manager reply has exactly one of 'plan', 'final' and 'question'")
         if self.plan is not None and not self.plan:
             raise ValueError("a plan needs at least one subgoal")
         return self
@@ -115,6 +118,7 @@ class _Tags:
     memory: list[str] = field(default_factory=list)
     plans: list[str] = field(default_factory=list)
     finals: list[tuple[str, str]] = field(default_factory=list)  # (attributes, body)
+    questions: list[str] = field(default_factory=list)
 
 
 def _error(message: str, raw: str) -> ManagerReplyError:
@@ -155,6 +159,8 @@ def _split_tags(text: str) -> _Tags:
             tags.memory.extend(_items(body))
         elif name == "plan":
             tags.plans.append(body)
+        elif name == "ask_user":
+            tags.questions.append(body.strip())
         else:
             tags.finals.append((attrs, body))
         pos = end.end()
@@ -255,12 +261,22 @@ def parse_manager_reply(text: str) -> ManagerReply:
         ManagerReplyError: the reply breaks the format; the message says what to fix.
     """
     tags = _split_tags(text)
-    if not tags.plans and not tags.finals:
-        raise _error('the reply has neither <plan> nor <request_accomplished success="true|false">: '
-                     "give exactly one of them", text)
-    if tags.plans and tags.finals:
-        raise _error("the reply has both <plan> and <request_accomplished>: give a plan while work remains, "
-                     "or request_accomplished when the task is over, not both", text)
+    given = [name for name, found in (("<plan>", tags.plans), ("<request_accomplished>", tags.finals),
+                                      ("<ask_user>", tags.questions)) if found]
+    if not given:
+        raise _error('the reply has neither <plan> nor <request_accomplished success="true|false"> nor '
+                     "<ask_user>: give exactly one of them", text)
+    if len(given) > 1:
+        raise _error(f"the reply has both {given[0]} and {given[1]}: give a plan while work remains, "
+                     "request_accomplished when the task is over, or ask_user when only the user can say how "
+                     "to go on; exactly one", text)
+    if len(tags.questions) > 1:
+        raise _error(f"the reply has {len(tags.questions)} <ask_user> tags: ask one question", text)
+    if tags.questions:
+        if not tags.questions[0]:
+            raise _error("<ask_user> is empty: put your question for the user inside it", text)
+        return ManagerReply(thought="\n\n".join(t for t in tags.thoughts if t), memory=tags.memory,
+                            question=tags.questions[0])
     if len(tags.plans) > 1:
         raise _error(f"the reply has {len(tags.plans)} <plan> tags: merge them into one <plan>", text)
     if len(tags.finals) > 1:

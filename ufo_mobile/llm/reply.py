@@ -2,16 +2,18 @@
 
 A reply is one JSON object::
 
-    {"status": "CONTINUE" | "FINISH" | "FAIL",
+    {"status": "CONTINUE" | "FINISH" | "FAIL" | "PENDING" | "TAKEOVER",
      "observation": "what is on screen",
-     "thought": "why the next action",
-     "action": {"name": "click", "args": {"index": 3}},   # required for CONTINUE
+     "thought": "why the next actions",
+     "actions": [{"name": "click", "args": {"index": 3}}],  # 1 or more for CONTINUE, none otherwise
+     "remember": ["a fact to keep"],
      "plan": ["remaining", "steps"],
-     "result": "answer or reason"}                      # required for FINISH and FAIL
+     "result": "answer, reason or question"}              # required for every status but CONTINUE
 
-``status`` is a top-level field and is normalised to upper case but not checked against the
-known statuses here: an unknown status is the state machine's business (it ends the run in FAIL
-with a reason), not a formatting error to re-ask about.
+A single ``"action": {...}`` (the earlier format, used by reply scripts) is read as a one-action
+``actions``. ``remember`` may be one string. ``status`` is a top-level field and is normalised to
+upper case but not checked against the known statuses here: an unknown status is the state
+machine's business (it ends the run in FAIL with a reason), not a formatting error to re-ask about.
 """
 
 from __future__ import annotations
@@ -37,15 +39,39 @@ class ActionCall(BaseModel):
         return f"{self.name}({inner})"
 
 
+_RESULT_OF = {MobileAgentStatus.FINISH: "the answer, or what was done", MobileAgentStatus.FAIL: "why it cannot be done",
+              MobileAgentStatus.PENDING: "your question for the user",
+              MobileAgentStatus.TAKEOVER: "what the person should do on the phone"}
+
+
 class AgentReply(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     status: str = Field(min_length=1)
     observation: str = ""
     thought: str = ""
-    action: ActionCall | None = None
+    actions: list[ActionCall] = Field(default_factory=list)
+    remember: list[str] = Field(default_factory=list)
     plan: list[str] = Field(default_factory=list)
     result: str = ""
+
+    @property
+    def action(self) -> ActionCall | None:
+        """The first action (the only one, in most turns)."""
+        return self.actions[0] if self.actions else None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_action(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "action" in data:
+            data = dict(data)
+            one = data.pop("action")
+            if data.get("actions"):
+                raise ValueError("give the actions in 'actions' only")
+            data["actions"] = [] if one is None else [one]
+        if isinstance(data, dict) and isinstance(data.get("remember"), str):
+            data = {**data, "remember": [data["remember"]] if data["remember"].strip() else []}
+        return data
 
     @field_validator("status")
     @classmethod
@@ -54,15 +80,18 @@ class AgentReply(BaseModel):
 
     @model_validator(mode="after")
     def _check_contract(self) -> AgentReply:
-        if self.status == MobileAgentStatus.CONTINUE and self.action is None:
-            raise ValueError("status CONTINUE needs an 'action' object")
-        if self.status in (MobileAgentStatus.FINISH, MobileAgentStatus.FAIL) and not self.result.strip():
-            raise ValueError(f"status {self.status} needs a non-empty 'result' (the answer or the reason)")
-        if self.status == MobileAgentStatus.TAKEOVER and not self.result.strip():
-            raise ValueError("status TAKEOVER needs a non-empty 'result': what the person should do on the phone")
+        if self.status == MobileAgentStatus.CONTINUE and not self.actions:
+            raise ValueError("status CONTINUE needs at least one action in 'actions'")
         if self.status == MobileAgentStatus.CONFIRM:
             raise ValueError("CONFIRM is not a status to answer with; to have an action approved by a person, "
                              "answer CONTINUE with \"confirm\": true in the action")
+        what = _RESULT_OF.get(MobileAgentStatus(self.status)) if self.status in set(MobileAgentStatus) else None
+        if what is not None:
+            if not self.result.strip():
+                raise ValueError(f"status {self.status} needs a non-empty 'result': {what}")
+            if self.actions:
+                raise ValueError(f"status {self.status} takes no actions: 'actions' must be empty (an action "
+                                 "needs status CONTINUE, and its outcome is seen next turn)")
         return self
 
 
@@ -98,7 +127,7 @@ def _describe(error: ValidationError) -> str:
     parts = []
     for item in error.errors():
         loc = ".".join(str(x) for x in item["loc"]) or "reply"
-        parts.append(f"{loc}: {item['msg']}")
+        parts.append(f"{loc}: {item['msg'].removeprefix('Value error, ')}")
     return "; ".join(parts)
 
 

@@ -68,6 +68,20 @@ class SharedState(BaseModel):
     # sub-agents
     scripter_history: Annotated[list[dict[str, Any]], r.append_items] = Field(default_factory=list)
     last_scripter_success: Annotated[bool | None, r.replace_value] = None
+    # the step budget (limits.max_steps): actions on the phone and the final answer; the manager's
+    # planning turns apart (limits.max_planner_turns)
+    steps_used: Annotated[int, r.add] = 0
+    planner_turns: Annotated[int, r.add] = 0
+    # what the screen did after each action (by the action's step number), and the screen it is
+    # compared with next (a snapshot of the last observation's controls)
+    screen_changes: Annotated[dict[str, str], r.merge_dict] = Field(default_factory=dict)
+    last_screen: Annotated[dict[str, Any], r.replace_value] = Field(default_factory=dict)
+    # actions a person refused (or nobody could approve): they need a fresh approval to run
+    refused_actions: Annotated[list[str], r.append_unique] = Field(default_factory=list)
+    # the run stopped for a person nobody could be (a question, a takeover, an approval): why
+    needs_person: Annotated[str, r.replace_value] = ""
+    # the structured final answer (task.output), validated when the model gave it
+    output: Annotated[Any, r.replace_value] = None
     # outcome and escalation
     finished: Annotated[bool, r.replace_value] = False
     success: Annotated[bool | None, r.replace_value] = None

@@ -1,14 +1,23 @@
-"""Phase 3: run the chosen action through the tool registry.
+"""Phase 3: run the turn's actions through the tool registry.
 
-The action's ``ActionResult`` becomes the step's result. Its ``state_update`` (``remember``) is
-merged into the shared state with this phase's own update, through the reducers; its
-``completion`` (``complete``) ends the task as a FINISH or FAIL reply would: the step's status
-becomes FINISH (the message is the answer) or FAIL (the message is the reason).
+A turn holds one action or a short chain on one screen (``agent.max_actions_per_turn``), run in
+order. Before each action after the first, the screen is read again: when the control the action
+names (by number or by point) is no longer the one the model saw there, the chain stops, and the
+rest is reported as not run; so does every action after one that failed.
 
-An action that needs a person's approval (``ConfirmPolicy``) does not run: the step ends in CONFIRM
-and the agent asks. The CONFIRM state then runs this phase again with the answer in
-``ctx.extra["confirmation"]``: approved, the action runs; refused, it is a failed action the model
-reads next turn.
+The step budget (``processors.budget``) keeps room for the final answer: actions beyond it do not
+run, and a turn that asks for an action when only the final answer fits ends the run at the step
+limit. Every action that ran, or that was refused, uses a step.
+
+Approvals (``processors.confirm``): an action that needs one does not run unasked. With a person
+there, the chain stops at it, the step ends in CONFIRM and the agent asks; the CONFIRM state then
+runs this phase again on the same step with the answer in ``ctx.extra["confirmation"]`` (approved:
+the action runs; refused: a failed action with the person's reason, and it stays refused). With
+nobody there, ``human.unattended`` decides at once: refuse (a failed action saying why), stop (the
+run ends as needing a person) or approve.
+
+An action's ``ActionResult.state_update`` (``remember``) is merged into the shared state; its
+``completion`` (``complete``) ends the task as FINISH (the message is the answer) or FAIL.
 """
 
 from __future__ import annotations
@@ -18,16 +27,65 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.memory.state import ActionEntry
-from ufo_mobile.processors.confirm import ConfirmPolicy
+from ufo_mobile.errors import UfoMobileError
+from ufo_mobile.llm.reply import ActionCall
+from ufo_mobile.memory.records import ActionOutcome
+from ufo_mobile.memory.reducers import append_items, append_unique, reducer_of
+from ufo_mobile.memory.state import ActionEntry, SharedState
+from ufo_mobile.processors.confirm import Attendance, ConfirmPolicy, signature
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.settings import AgentSettings
-from ufo_mobile.status import MobileAgentStatus
+from ufo_mobile.status import NEEDS_PERSON, MobileAgentStatus
 from ufo_mobile.tools.context import ActionContext, ActionResult, Sleep
 from ufo_mobile.tools.credentials import CredentialManager
 from ufo_mobile.tools.registry import ToolRegistry
 from ufo_mobile.ui.cache import ControlCache
+from ufo_mobile.ui.controls import Control, ControlKind
 from ufo_mobile.ui.provider import StateProvider
+from ufo_mobile.ui.state import UIState
+
+CHAIN_SETTLE_SECONDS = 0.3  # a chained action's screen is read again once after this pause when it differs
+
+
+def _identity(control: Control) -> tuple[str, str]:
+    """What a control is, for the chain check: its class and its name (a field's hint or id, since its
+    text is what typing changes; anything else's label)."""
+    if control.kind is ControlKind.EDIT:
+        return control.short_class, control.hint or control.node.resource_id or control.description
+    return control.short_class, control.label or control.description or control.node.resource_id
+
+
+def _target(ui: UIState, action: ActionCall) -> Control | None:
+    """The control ``action`` names on ``ui`` (by number, or the smallest one at its point)."""
+    args = action.args
+    if isinstance(args.get("index"), int):
+        return next((c for c in ui.elements if c.index == args["index"]), None)
+    if isinstance(args.get("x"), int) and isinstance(args.get("y"), int):
+        found = [c for c in ui.elements if c.bounds.contains_point(int(args["x"]), int(args["y"]))]
+        return min(found, key=lambda c: c.bounds.area) if found else None
+    return None
+
+
+_OWN_FIELDS = frozenset({"action_history", "action_outcomes", "summary_history", "error_descriptions",
+                         "steps_used", "refused_actions", "needs_person"})
+
+
+def _merge(update: dict[str, Any], key: str, value: Any) -> None:
+    """Add one action's ``state_update`` entry to the turn's: a history field collects every
+    action's values, any other field takes the last one."""
+    if key in update and reducer_of(SharedState, key) in (append_items, append_unique):
+        before = update[key] if isinstance(update[key], list) else [update[key]]
+        update[key] = [*before, *(value if isinstance(value, list) else [value])]
+    else:
+        update[key] = value
+
+
+def combined(outcomes: list[ActionOutcome]) -> ActionResult:
+    """The turn's result: one action's own, or every action's line."""
+    if len(outcomes) == 1 and outcomes[0].ran:
+        return ActionResult(outcomes[0].success, outcomes[0].summary)
+    ok = all(o.ran and o.success for o in outcomes)
+    return ActionResult(ok, "; ".join(o.text() for o in outcomes))
 
 
 class ActionExecution:
@@ -36,7 +94,8 @@ class ActionExecution:
 
     def __init__(self, tools: ToolRegistry, device: DeviceDriver, cache: ControlCache, settings: AgentSettings,
                  *, state_provider: StateProvider | None = None, credentials: CredentialManager | None = None,
-                 policy: ConfirmPolicy | None = None, sleep: Sleep = asyncio.sleep) -> None:
+                 policy: ConfirmPolicy | None = None, attendance: Attendance | None = None,
+                 sleep: Sleep = asyncio.sleep) -> None:
         self.tools = tools
         self.device = device
         self.cache = cache
@@ -44,7 +103,8 @@ class ActionExecution:
         self.state_provider = state_provider
         self.credentials = credentials
         self.policy = policy
-        self._sleep = sleep  # what ``wait`` sleeps with (tests inject one)
+        self.attendance = attendance or Attendance()
+        self._sleep = sleep  # what ``wait`` sleeps with, and the chain check's pause (tests inject one)
 
     def action_context(self, ctx: StepContext, obs: Observation) -> ActionContext:
         """What the tools get for an action decided on ``obs``."""
@@ -55,42 +115,140 @@ class ActionExecution:
             max_wait_seconds=self.settings.max_wait_seconds, sleep=self._sleep)
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        if ctx.action is None or ctx.observation is None:
+        actions = ctx.actions or ([ctx.action] if ctx.action is not None else [])
+        if not actions or ctx.observation is None:
             return None
         obs = ctx.observation
-        action_ctx = self.action_context(ctx, obs)
         decision = ctx.extra.get("confirmation")
-        if decision is None and self.policy is not None:
-            why = self.policy.why(ctx.action, obs.current_app.package)
-            if why is not None:  # the action waits; the agent asks a person in the CONFIRM state
-                ctx.status = MobileAgentStatus.CONFIRM
-                ctx.reason = f"{ctx.action.render()} waits for a person's approval: {why}"
-                ctx.extra["confirm_why"] = why
+        start = int(ctx.extra.get("pending", 0)) if decision is not None else 0
+        if decision is None:
+            allowed = ctx.budget().actions_left
+            if allowed == 0:  # only the final answer fitted: nothing runs
+                why = "not run: the step budget keeps its last step for the final answer"
+                ctx.outcomes = [ActionOutcome(action=a.render(), success=False, summary=why, ran=False)
+                                for a in actions]
+                ctx.result = ActionResult(False, why)
+                ctx.fail(ctx.budget().limit_reason())
                 return None
-        if decision is not None and not decision["approved"]:
-            note = decision.get("note") or ""
-            result = ActionResult(False, f"a person refused {ctx.action.render()}" + (f": {note}" if note else ""))
         else:
-            result = await self.tools.execute(ctx.action.name, dict(ctx.action.args), action_ctx)
-        ctx.result = result
-        entry = ActionEntry(id=f"{ctx.run_id}:{ctx.agent_name}:{ctx.step}", step=ctx.step, name=ctx.action.name,
-                            args=dict(ctx.action.args), observation_id=obs.observation_id)
-        update: dict[str, Any] = {
-            "action_history": entry,
-            "action_outcomes": result.success,
-            "summary_history": result.summary,
-        }
-        if not result.success:
-            update["error_descriptions"] = result.summary
-        return self._merge(ctx, result, update)
+            allowed = start + 1  # the approved (or refused) action, and nothing after it
+        action_ctx = self.action_context(ctx, obs)
+        outcomes: list[ActionOutcome] = list(ctx.outcomes[:start])
+        update: dict[str, Any] = {"action_history": [], "action_outcomes": [], "summary_history": [],
+                                  "error_descriptions": [], "steps_used": 0, "refused_actions": []}
+        stop = ""
+        for i in range(start, len(actions)):
+            action = actions[i]
+            if stop or i >= allowed:
+                why = stop or ("the chain stopped at the action that waits for approval" if decision is not None
+                               else "the step budget keeps its last step for the final answer")
+                outcomes.append(ActionOutcome(action=action.render(), success=False, summary=why, ran=False))
+                continue
+            if i > start:
+                moved = await self._screen_moved(action_ctx, obs.ui_state, action, ctx, i)
+                if moved:
+                    stop = moved
+                    outcomes.append(ActionOutcome(action=action.render(), success=False, summary=moved, ran=False))
+                    continue
+            result = await self._gate_and_run(ctx, action_ctx, action, i, decision, update)
+            if result is None:  # waits for a person (CONFIRM), or the run stops for one
+                break
+            outcomes.append(ActionOutcome(action=action.render(), success=result.success, summary=result.summary))
+            self._account(ctx, action, i, result, update)
+            if result.completion is not None:
+                stop = "the task ended before it"
+            elif not result.success:
+                stop = "an earlier action of this turn failed"
+        ctx.outcomes = outcomes
+        if ctx.status == MobileAgentStatus.CONFIRM:
+            return {k: v for k, v in update.items() if v}
+        if outcomes:
+            ctx.result = combined(outcomes)
+        return {k: v for k, v in update.items() if v}
 
-    @staticmethod
-    def _merge(ctx: StepContext, result: ActionResult, update: dict[str, Any]) -> dict[str, Any]:
+    async def _gate_and_run(self, ctx: StepContext, action_ctx: ActionContext, action: ActionCall, i: int,
+                            decision: Mapping[str, Any] | None, update: dict[str, Any]) -> ActionResult | None:
+        """Run ``action`` unless it needs an approval it has not got (module docstring); None when
+        the step now waits for a person or the run stops for one."""
+        app = ctx.observation.current_app.package if ctx.observation is not None else ""
+        sig = signature(action, action_ctx.ui, app)
+        if sig in ctx.shared.refused_actions:  # refused stays refused, whatever the flag: nobody is asked again
+            return ActionResult(False, "not run: it was refused earlier in this run and stays refused. If the "
+                                       "request cannot be done without it, answer FAIL and say so")
+        why = self.policy.why(action, app) if self.policy is not None else None
+        if decision is not None and i == int(ctx.extra.get("pending", 0)):
+            if not decision["approved"]:
+                update["refused_actions"].append(sig)
+                note = decision.get("note") or ""
+                return ActionResult(False, "not run: the person refused it" + (f" ({note})" if note else "")
+                                    + "; it stays refused for the rest of the run")
+            return await self.tools.execute(action.name, dict(action.args), action_ctx)
+        if why is None:
+            return await self.tools.execute(action.name, dict(action.args), action_ctx)
+        if self.attendance.present:
+            ctx.status = MobileAgentStatus.CONFIRM
+            ctx.reason = f"{action.render()} waits for a person's approval: {why}"
+            ctx.extra.update(pending=i, confirm_why=why)
+            return None
+        policy = self.attendance.unattended
+        if policy == "approve":
+            return await self.tools.execute(action.name, dict(action.args), action_ctx)
+        if policy == "stop":
+            reason = f"{action.render()} needs a person's approval ({why}), and nobody can approve during this run"
+            ctx.fail(f"needs a person: {reason}")
+            ctx.extra["outcome"] = NEEDS_PERSON
+            update["needs_person"] = reason
+            return None
+        update["refused_actions"].append(sig)
+        return ActionResult(False, f"not run: it needs a person's approval ({why}), and nobody can approve during "
+                                   "this run; it stays refused. If the request cannot be done without it, answer "
+                                   "FAIL and say so")
+
+    async def _screen_moved(self, action_ctx: ActionContext, first: UIState, action: ActionCall, ctx: StepContext,
+                            i: int) -> str:
+        """Why the chain stops before ``action`` (the screen changed under it), or ''. On success the
+        tools act on the screen as it is now (its numbers are the model's, checked)."""
+        wanted = _target(first, action)
+        if wanted is None or self.state_provider is None:
+            return ""
+        identity = _identity(wanted)
+        for attempt in (1, 2):
+            try:
+                now = await self.state_provider.get_state(
+                    observation_id=f"{first.observation_id}-{i}.{attempt}",
+                    screen_size=(first.screen_width, first.screen_height))
+            except UfoMobileError as exc:
+                return f"the screen could not be read again before it ({exc})"
+            found = _target(now, action)
+            if found is not None and _identity(found) == identity:
+                action_ctx.ui, action_ctx.observation_id = now, now.observation_id
+                self.device.observe(now.observation_id)
+                return ""
+            if attempt == 1:
+                await self._sleep(CHAIN_SETTLE_SECONDS)
+        shown = (f"{found.short_class} {(found.label or found.description)!r}" if found is not None
+                 else "nothing")
+        return f"the screen changed before it: its control is now {shown}, not {identity[1]!r}"
+
+    def _account(self, ctx: StepContext, action: ActionCall, i: int, result: ActionResult,
+                 update: dict[str, Any]) -> None:
+        """The history entries and the step of one action that ran (or was refused)."""
+        obs = ctx.observation
+        suffix = f":{i}" if i else ""
+        update["action_history"].append(ActionEntry(
+            id=f"{ctx.run_id}:{ctx.agent_name}:{ctx.step}{suffix}", step=ctx.step, name=action.name,
+            args=dict(action.args), observation_id=obs.observation_id if obs is not None else ""))
+        update["action_outcomes"].append(result.success)
+        update["summary_history"].append(result.summary)
+        update["steps_used"] += 1
+        if not result.success:
+            update["error_descriptions"].append(result.summary)
         if result.state_update:
-            clash = sorted(set(result.state_update) & set(update))
+            clash = sorted(set(result.state_update) & _OWN_FIELDS)
             if clash:  # a tool bug: these fields belong to this phase
-                raise ValueError(f"tool {ctx.action.name if ctx.action else '?'} may not update {', '.join(clash)}")
-            update.update(result.state_update)
+                raise ValueError(f"tool {action.name} may not update {', '.join(clash)}")
+            for key, value in result.state_update.items():
+                _merge(update, key, value)
         done = result.completion
         if done is not None:
             if done.success:
@@ -98,4 +256,3 @@ class ActionExecution:
                 update["answer"] = done.message
             else:
                 ctx.fail(done.message)
-        return update

@@ -1,14 +1,21 @@
 """The phases of CodeAct mode: the model writes Python that calls the tools; the sandbox runs it.
 
 - ``CodeActInteraction`` asks for the code (``prompts/codeact.yaml``: the tools as Python signatures,
-  the screen, what the previous code did) and takes one ```python block from the reply (one
-  corrective re-ask).
+  the step budget, the screen, the model's latest turns with what each did and changed) and takes
+  one ```python block from the reply (one corrective re-ask).
 - ``CodeExecution`` runs it with ``ufo_mobile.sandbox.run_codeact``: a separate process, only the
   tool functions and a few safe builtins in scope, no imports, no dunder names, no files, a time
   limit and a call budget. Each call of a tool in the code runs the registry's tool here, on the
-  device, and the code gets its one-line summary back; ``complete`` ends the code and the task.
-  Code the policy refuses, or that raises or overruns, is a failed action whose reason the model
-  reads next turn: the run goes on.
+  device, and the code gets its one-line summary back. Besides the tools the code has ``screen()``
+  (the screen read again, as the numbered list; the numbers of later calls are that list's) and
+  ``ask_user(question)``. ``complete`` ends the code and the task.
+
+The contract is the other modes': each tool call is a step of the budget (a turn that calls none
+costs one), only ``complete`` runs once only the final answer fits; a call that needs a person's
+approval goes through the same gate (with a person there the code stops at it and the step waits
+in CONFIRM; without, ``human.unattended`` decides); ``complete(True, ...)`` is checked against
+``task.output`` (one mismatch is answered, a second ends the run). Code the policy refuses, or that
+raises or overruns, is a failed action whose reason the model reads next turn: the run goes on.
 """
 
 from __future__ import annotations
@@ -17,17 +24,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from ufo_mobile.device.base import DeviceDriver
+from ufo_mobile.errors import UfoMobileError
 from ufo_mobile.llm.prompt import PromptTemplates, compose
 from ufo_mobile.llm.reply import ActionCall
+from ufo_mobile.llm.structured import OutputSpec, StructuredOutputError
 from ufo_mobile.llm.subagent_reply import parse_code_reply
+from ufo_mobile.memory.records import StepRecord
 from ufo_mobile.memory.state import ActionEntry
 from ufo_mobile.processors.action_execution import ActionExecution
+from ufo_mobile.processors.confirm import Attendance, ConfirmPolicy, signature
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.processors.llm_interaction import LLMInteraction, app_list
 from ufo_mobile.sandbox import CodeRun, SandboxLimits, Stop, run_codeact
 from ufo_mobile.settings import AgentSettings, CodeActSettings
-from ufo_mobile.status import MobileAgentStatus
-from ufo_mobile.tools.context import ActionResult
+from ufo_mobile.status import NEEDS_PERSON, MobileAgentStatus
+from ufo_mobile.tools.context import ActionContext, ActionResult
 from ufo_mobile.tools.credentials import CredentialManager
 from ufo_mobile.tools.registry import ToolRegistry
 from ufo_mobile.ui.cache import ControlCache
@@ -35,25 +46,39 @@ from ufo_mobile.ui.format import screen_legend
 from ufo_mobile.ui.provider import StateProvider
 
 SUMMARY_CHARS = 1500  # of a run's rendering, kept as the step's result for the model
+FREE_CALLS = frozenset({"remember"})  # calls that are not steps (screen() and ask_user() never reach results)
+FULL_TURNS = 3  # the latest turns shown with their code; older ones in one line each
+EXTRA_FUNCTIONS = (
+    "- screen(): The current screen, read again, as the numbered list. After it, control numbers in your "
+    "calls are this list's. Not a step.\n"
+    "- ask_user(question: string): Ask the user (a detail only they know); the code stops here and their "
+    "answer is in your next turn.")
 
 
 def python_signatures(tools: ToolRegistry) -> str:
-    """The tools as the code calls them: ``- click(index: int, text: str = None): ...``."""
-    return tools.get_tool_descriptions_text()
+    """The tools as the code calls them: ``- click(index: int, text: str = None): ...``, then the
+    functions CodeAct adds."""
+    return tools.get_tool_descriptions_text() + "\n" + EXTRA_FUNCTIONS
 
 
-def describe(run: CodeRun, results: list[ActionResult]) -> str:
+def describe(run: CodeRun, results: list[tuple[ActionCall, ActionResult]]) -> str:
     """What the code did, as the model reads it next turn: each call and its outcome, then the
     sandbox's own account (refusal, error, output)."""
-    lines = [f"{call.name}(...) -> {'ok' if result.success else 'FAILED'}: {result.summary}"
-             for call, result in zip(run.calls, results, strict=False)]
+    lines = [f"{call.render()} -> {'ok' if result.success else 'FAILED'}: {result.summary}" for call, result in results]
     return "\n".join([*lines, run.render()]).strip() or "the code ran and called nothing"
+
+
+def _turn_text(record: StepRecord, changes: Mapping[str, str]) -> str:
+    code = record.action.get("args", {}).get("code", "") if record.action else ""
+    change = changes.get(str(record.step), "")
+    body = f"```python\n{code}\n```\nWhat it did:\n{record.summary or record.error or record.status}"
+    return f"Step {record.step}:\n{body}" + (f"\nThen on the screen: {change}" if change else "")
 
 
 class CodeActInteraction(LLMInteraction):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("templates", PromptTemplates.load("codeact"))
-        kwargs["history_steps"] = 0  # the previous code's result is in the prompt
+        kwargs["history_steps"] = 0  # the latest turns are in the prompt, with their code
         super().__init__(*args, **kwargs)
         self.schema = None
 
@@ -61,15 +86,23 @@ class CodeActInteraction(LLMInteraction):
         width, height = screen_size
         t = self.templates
         main = t.render("system", width=width, height=height, legend="\n".join(screen_legend()),
-                        tools=python_signatures(self.tools))
-        return compose([main, t.render("secrets", ids=", ".join(self.secret_ids)) if self.secret_ids else ""])
+                        tools=python_signatures(self.tools), **self.contract_parts(flag="confirm=True in the call"))
+        output = t.render("output_schema", schema=self.output_schema) if self.output_schema else ""
+        return compose([main, t.render("secrets", ids=", ".join(self.secret_ids)) if self.secret_ids else "",
+                        output])
 
     def user_text(self, ctx: StepContext, obs: Observation) -> str:
         t, shared = self.templates, ctx.shared
-        last = shared.step_records[-1] if shared.step_records else None
+        turns = [r for r in shared.step_records if r.agent == ctx.agent_name]
+        full, older = turns[-FULL_TURNS:], turns[:-FULL_TURNS]
+        changes = shared.screen_changes
+        history = "\n".join(r.short_text(changes.get(str(r.step), "")) for r in older)
+        latest = "\n\n".join(_turn_text(r, changes) for r in full)
         return compose([
+            t.render("budget", budget=ctx.budget().line()),
             t.render("memory", memory="\n".join(f"- {m}" for m in shared.memory[-20:])) if shared.memory else "",
-            t.render("result", output=last.summary or last.error or "(nothing)") if last is not None else "",
+            t.render("older", turns=history) if history else "",
+            t.render("latest", turns=latest) if latest else "",
             t.render("user", request=ctx.request, current_app=obs.current_app.package or "?", apps=app_list(obs.apps),
                      screen=obs.ui_state.formatted_text),
             t.render("blocked") if obs.screenshot_blocked else "",
@@ -77,7 +110,7 @@ class CodeActInteraction(LLMInteraction):
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
         code = await self.ask_until_parsed(ctx, await self.conversation(ctx), parse_code_reply, what="the code reply")
-        ctx.action = ActionCall(name="code", args={"code": code})
+        ctx.set_actions([ActionCall(name="code", args={"code": code})])
         return None
 
 
@@ -86,50 +119,178 @@ class CodeExecution(ActionExecution):
 
     def __init__(self, tools: ToolRegistry, device: DeviceDriver, cache: ControlCache, settings: AgentSettings,
                  codeact: CodeActSettings, *, state_provider: StateProvider | None = None,
-                 credentials: CredentialManager | None = None) -> None:
-        super().__init__(tools, device, cache, settings, state_provider=state_provider, credentials=credentials)
+                 credentials: CredentialManager | None = None, policy: ConfirmPolicy | None = None,
+                 attendance: Attendance | None = None, output: OutputSpec | None = None) -> None:
+        super().__init__(tools, device, cache, settings, state_provider=state_provider, credentials=credentials,
+                         policy=policy, attendance=attendance)
         self.codeact = codeact
+        self.output = output
+        self._mismatches = 0  # answers complete() gave that did not match task.output
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        if ctx.action is None or ctx.observation is None:
+        if ctx.extra.get("confirmation") is not None:
+            return await self._approved(ctx)
+        if not ctx.actions or ctx.observation is None:
             return None
         obs = ctx.observation
         action_ctx = self.action_context(ctx, obs)
         params = {name: list(types) for name, types in self.tools.get_param_types().items()}
-        results: list[ActionResult] = []
+        results: list[tuple[ActionCall, ActionResult]] = []
+        refused: list[str] = []
+        room = ctx.budget().actions_left
 
         async def call_tool(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
-            named = dict(zip(params.get(name, []), args, strict=False)) | kwargs
-            result = await self.tools.execute(name, named, action_ctx)
-            results.append(result)
+            kwargs = dict(kwargs)
+            if name == "screen":
+                return await self._screen(action_ctx, obs, len(results))
+            if name == "ask_user":
+                question = str((args or [kwargs.get("question", "")])[0]).strip()
+                if not question:
+                    return "ask_user needs a question"
+                ctx.status, ctx.reason = MobileAgentStatus.PENDING, question
+                return Stop("the question goes to the user; their answer is in your next turn")
+            confirm = bool(kwargs.pop("confirm", False))
+            call = ActionCall(name=name, args=dict(zip(params.get(name, []), args, strict=False)) | kwargs,
+                              confirm=confirm)
+            steps = sum(1 for c, _ in results if c.name not in FREE_CALLS)
+            if name != "complete" and name not in FREE_CALLS and steps >= room:
+                result = ActionResult(False, "not run: only the final answer fits in the step budget now: call "
+                                             "complete(success, message)")
+                results.append((call, result))
+                return Stop(result.summary)
+            gate = self._gate(ctx, action_ctx, call, refused)
+            if isinstance(gate, Stop):
+                return gate
+            result = gate if gate is not None else await self._execute(ctx, call, action_ctx)
+            results.append((call, result))
+            if ctx.status == MobileAgentStatus.FAIL:
+                return Stop(result.summary)
             return Stop(result.summary) if result.completion is not None else result.summary
 
         s = self.codeact
         limits = SandboxLimits(wall_seconds=s.wall_seconds, cpu_seconds=s.cpu_seconds, memory_mb=s.memory_mb,
                                max_tool_calls=s.max_tool_calls)
-        run = await run_codeact(str(ctx.action.args["code"]), list(self.tools.names()), call_tool, limits)
-        ok = run.ok and all(r.success for r in results)
+        names = [*self.tools.names(), "screen", "ask_user"]
+        run = await run_codeact(str(ctx.actions[0].args["code"]), names, call_tool, limits)
+        return self._finish(ctx, run, results, refused)
+
+    def _gate(self, ctx: StepContext, action_ctx: ActionContext, call: ActionCall,
+              refused: list[str]) -> ActionResult | Stop | None:
+        """None: the call may run. A result: it was refused (it stays refused). Stop: the code ends
+        here (the step waits for a person's approval, or the run stops for one)."""
+        app = ctx.observation.current_app.package if ctx.observation is not None else ""
+        sig = signature(call, action_ctx.ui, app)
+        if sig in ctx.shared.refused_actions or sig in refused:  # refused stays refused: nobody is asked again
+            return ActionResult(False, "not run: it was refused earlier in this run and stays refused. If the "
+                                       "request cannot be done without it, call complete(False, ...) and say so")
+        why = self.policy.why(call, app) if self.policy is not None else None
+        if why is None:
+            return None
+        if self.attendance.present:
+            ctx.status = MobileAgentStatus.CONFIRM
+            ctx.reason = f"{call.render()} waits for a person's approval: {why}"
+            ctx.extra.update(pending_call=call.model_dump(mode="json"), confirm_why=why,
+                             code_ui=action_ctx.ui, code_observation=action_ctx.observation_id)
+            return Stop(f"{call.render()} waits for a person's approval; the code stops here")
+        if self.attendance.unattended == "approve":
+            return None
+        if self.attendance.unattended == "stop":
+            reason = f"{call.render()} needs a person's approval ({why}), and nobody can approve during this run"
+            ctx.fail(f"needs a person: {reason}")
+            ctx.extra["outcome"] = NEEDS_PERSON
+            ctx.extra["needs_person"] = reason
+            return Stop(reason)
+        refused.append(sig)
+        return ActionResult(False, f"not run: it needs a person's approval ({why}), and nobody can approve during "
+                                   "this run; it stays refused. If the request cannot be done without it, call "
+                                   "complete(False, ...) and say so")
+
+    async def _execute(self, ctx: StepContext, call: ActionCall, action_ctx: ActionContext) -> ActionResult:
+        """Run one call of the code; ``complete(True, ...)`` is checked against ``task.output``."""
+        if call.name == "complete" and self.output is not None and call.args.get("success") is True:
+            try:
+                self.output.extract(str(call.args.get("message", "")))
+            except StructuredOutputError as exc:
+                self._mismatches += 1
+                if self._mismatches >= 2:
+                    ctx.fail(f"the answer does not match task.output, twice: {exc}")
+                return ActionResult(False, f"not done: the answer does not match task.output: {exc}; call "
+                                           "complete again with an answer that matches")
+        return await self.tools.execute(call.name, dict(call.args), action_ctx)
+
+    async def _screen(self, action_ctx: ActionContext, obs: Observation, calls: int) -> str:
+        """``screen()``: the screen read again; the code's later calls use its numbers."""
+        if self.state_provider is None:
+            return obs.ui_state.formatted_text
+        try:
+            now = await self.state_provider.get_state(observation_id=f"{obs.observation_id}-s{calls}",
+                                                      screen_size=obs.screen_size)
+        except UfoMobileError as exc:
+            return f"the screen could not be read: {exc}"
+        action_ctx.ui, action_ctx.observation_id = now, now.observation_id
+        self.device.observe(now.observation_id)
+        return now.formatted_text
+
+    def _finish(self, ctx: StepContext, run: CodeRun, results: list[tuple[ActionCall, ActionResult]],
+                refused: list[str]) -> dict[str, Any]:
+        """The step's result and shared-state update from the run and its calls."""
+        obs = ctx.observation
+        ok = run.ok and all(r.success for _, r in results)
         ctx.result = ActionResult(ok, describe(run, results)[:SUMMARY_CHARS])
         ctx.extra["code_run"] = {"refused": run.refused, "error": run.error, "timed_out": run.timed_out,
                                  "calls": [{"name": c.name, "args": list(c.args), "kwargs": dict(c.kwargs),
                                             "result": c.result, "error": c.error} for c in run.calls],
                                  "seconds": round(run.duration_seconds, 3)}
-        done = next((r.completion for r in results if r.completion is not None), None)
+        ran = [r for c, r in results if c.name not in FREE_CALLS and not r.summary.startswith("not run")]
+        done = next((r.completion for _, r in results if r.completion is not None), None)
         if done is not None:
             if done.success:
                 ctx.status, ctx.reason = MobileAgentStatus.FINISH, done.message
             else:
                 ctx.fail(done.message)
+        pending = ctx.status == MobileAgentStatus.CONFIRM
         update: dict[str, Any] = {
             "action_history": ActionEntry(id=f"{ctx.run_id}:{ctx.agent_name}:{ctx.step}", step=ctx.step, name="code",
                                           args={"calls": [c.name for c in run.calls]},
-                                          observation_id=obs.observation_id),
-            "action_outcomes": ok, "summary_history": ctx.result.summary[:300]}
-        for result in results:
+                                          observation_id=obs.observation_id if obs is not None else ""),
+            "action_outcomes": ok, "summary_history": ctx.result.summary[:300],
+            # every call that ran is a step; a turn that ran none costs one (one waiting for approval: the action)
+            "steps_used": len(ran) if ran or pending else 1}
+        for _, result in results:
             if result.state_update:
-                update.update(result.state_update)
+                for key, value in result.state_update.items():
+                    update[key] = [*update.get(key, []), value] if key == "memory" else value
+        if refused:
+            update["refused_actions"] = refused
+        if ctx.extra.get("needs_person"):
+            update["needs_person"] = ctx.extra["needs_person"]
         if done is not None and done.success:
             update["answer"] = done.message
+            if self.output is not None:
+                update["output"] = self.output.extract(done.message)
         if not ok:
             update["error_descriptions"] = ctx.result.summary[:300]
+        if pending:
+            ctx.extra["code_result"] = ctx.result.summary
         return update
+
+    async def _approved(self, ctx: StepContext) -> Mapping[str, Any] | None:
+        """The CONFIRM state's second half: the call the code stopped at runs (approved) or is
+        refused, through the ordinary action phase; the step's result tells both parts."""
+        pending = ActionCall.model_validate(ctx.extra["pending_call"])
+        code_result = str(ctx.extra.get("code_result", ""))
+        ctx.set_actions([pending])
+        ctx.extra["pending"] = 0
+        update = dict(await super().run(ctx) or {})
+        if ctx.result is not None:
+            ctx.result = ActionResult(ctx.result.success, f"{code_result}\n{pending.render()} (after the approval "
+                                                          f"step) -> {ctx.result.summary}"[:SUMMARY_CHARS])
+        return update
+
+    def action_context(self, ctx: StepContext, obs: Observation) -> ActionContext:
+        action_ctx = super().action_context(ctx, obs)
+        ui = ctx.extra.get("code_ui")
+        if ui is not None and ctx.extra.get("confirmation") is not None:  # the screen the code stopped on
+            action_ctx.ui, action_ctx.observation_id = ui, str(ctx.extra.get("code_observation", ui.observation_id))
+        return action_ctx
+

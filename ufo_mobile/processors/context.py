@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 from ufo_mobile.llm.base import Usage
 from ufo_mobile.memory.messages import ChatMessage
+from ufo_mobile.memory.records import ActionOutcome
 from ufo_mobile.memory.state import SharedState
+from ufo_mobile.processors.budget import StepBudget
 from ufo_mobile.status import MobileAgentStatus
 
 if TYPE_CHECKING:
@@ -82,8 +84,10 @@ class StepContext:
     raw_replies: list[str] = field(default_factory=list)
     parse_errors: list[str] = field(default_factory=list)
     reply: AgentReply | None = None
-    action: ActionCall | None = None
-    result: ActionResult | None = None
+    action: ActionCall | None = None  # the first (usually the only) action of the turn
+    actions: list[ActionCall] = field(default_factory=list)  # every action of the turn, in order
+    result: ActionResult | None = None  # the turn's result (all its actions together)
+    outcomes: list[ActionOutcome] = field(default_factory=list)  # one per action of the turn
     status: str = MobileAgentStatus.CONTINUE
     reason: str = ""
     error: str | None = None
@@ -95,6 +99,17 @@ class StepContext:
     cache: dict[str, int] = field(default_factory=dict)
     record: StepRecord | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    max_steps: int = 0  # the step budget (limits.max_steps); 0: none (a step outside a run)
+    usage_counted: bool = False  # the step's usage is in the run's (a step that waited for approval goes on)
+
+    def budget(self) -> StepBudget:
+        """The step budget as it stands at this step (``processors.budget``)."""
+        return StepBudget(self.max_steps or 10**9, self.shared.steps_used)
+
+    def set_actions(self, actions: list[ActionCall]) -> None:
+        """The turn's actions (the first also as ``action``)."""
+        self.actions = list(actions)
+        self.action = self.actions[0] if self.actions else None
 
     def fail(self, reason: str) -> None:
         """End the task: the agent moves to FAIL with ``reason`` after this step."""

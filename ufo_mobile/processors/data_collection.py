@@ -29,9 +29,11 @@ import structlog
 from ufo_mobile.device.base import AppInfo, CurrentApp, DeviceDriver
 from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DeviceTimeoutError
 from ufo_mobile.llm.image_tokens import fit_to_tiles
+from ufo_mobile.memory.state import SharedState
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.settings import PerceptionSettings
 from ufo_mobile.ui.cache import ControlCache
+from ufo_mobile.ui.diff import describe_change, snapshot
 from ufo_mobile.ui.provider import AndroidStateProvider, DumpFailure, StateProvider
 from ufo_mobile.ui.screen_images import ScreenImages
 from ufo_mobile.ui.screenshot import png_size
@@ -145,6 +147,7 @@ class DataCollection:
             self._log.warning("screenshot_blocked", step=ctx.step, app=current.package)
         ctx.observation = obs
         return {
+            **screen_change(ctx.shared, ui, current.package),
             "previous_formatted_device_state": ctx.shared.formatted_device_state,
             "formatted_device_state": ui.formatted_text,
             "focused_text": ui.focused_text,
@@ -193,6 +196,20 @@ class DataCollection:
         size, obs.model_image_scale = images.model_size(fit_to_tiles(width, height, budget, p.image_longest_side))
         obs.model_image_size, obs.model_image_marks, obs.model_image_with_clean = (
             size, p.annotate, p.send_clean_screenshot)
+
+
+def screen_change(shared: SharedState, ui: UIState, app: str) -> dict[str, Any]:
+    """The shared-state update that keeps this screen to compare the next one with, and says what
+    the last action did to the screen it was decided on (``ui.diff``), by that action's step."""
+    now = snapshot(ui, app)
+    update: dict[str, Any] = {"last_screen": now}
+    before = shared.last_screen
+    if not before or before.get("observation_id") == ui.observation_id or not shared.action_history:
+        return update
+    last = shared.action_history[-1]
+    if last.observation_id == before.get("observation_id"):  # the action was decided on that screen
+        update["screen_changes"] = {str(last.step): describe_change(before, now)}
+    return update
 
 
 def _after_action(ctx: StepContext) -> bool:

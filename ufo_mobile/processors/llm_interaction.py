@@ -22,8 +22,10 @@ from ufo_mobile.errors import LLMOutputParseError
 from ufo_mobile.llm.base import ChatModel
 from ufo_mobile.llm.prompt import PromptTemplates, compose
 from ufo_mobile.llm.reply import AgentReply, parse_reply
+from ufo_mobile.llm.structured import OutputSpec
 from ufo_mobile.memory.messages import ChatMessage, ContentPart, ImagePart, TextPart
 from ufo_mobile.memory.records import render_history
+from ufo_mobile.processors.confirm import Attendance
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.status import MODEL_STATUSES, MobileAgentStatus
 from ufo_mobile.tools.registry import ToolRegistry
@@ -33,26 +35,26 @@ T = TypeVar("T")
 MEMORY_ITEMS = 20  # the most recent facts from ``remember`` shown to the model
 
 
-def reply_schema(tools: ToolRegistry) -> dict[str, Any]:
-    """The JSON schema of a reply, its ``action`` one of the registry's tools with their arguments
-    (and the optional ``confirm`` flag that asks a person to approve it first)."""
+def reply_schema(tools: ToolRegistry, *, max_actions: int = 5, with_plan: bool = True) -> dict[str, Any]:
+    """The JSON schema of a reply: ``actions`` a list of the registry's tools with their arguments
+    (each with the optional ``confirm`` flag that asks a person to approve it first); ``plan`` only
+    for an agent that keeps one (not the executor)."""
     actions = tools.json_schema()
     for entry in actions.get("anyOf", [actions]):
         entry.setdefault("properties", {})["confirm"] = {"type": "boolean"}
-    return {
-        "type": "object",
-        "title": "AgentReply",
-        "properties": {
-            "status": {"type": "string", "enum": [s.value for s in MODEL_STATUSES]},
-            "observation": {"type": "string"},
-            "thought": {"type": "string"},
-            "action": {"anyOf": [actions, {"type": "null"}]},
-            "plan": {"type": "array", "items": {"type": "string"}},
-            "result": {"type": "string"},
-        },
-        "required": ["status", "thought"],
-        "additionalProperties": False,
+    properties: dict[str, Any] = {
+        "status": {"type": "string", "enum": [s.value for s in MODEL_STATUSES]},
+        "observation": {"type": "string"},
+        "thought": {"type": "string"},
+        "actions": {"type": "array", "items": actions, "maxItems": max_actions},
+        "remember": {"type": "array", "items": {"type": "string"}},
+        "plan": {"type": "array", "items": {"type": "string"}},
+        "result": {"type": "string"},
     }
+    if not with_plan:
+        del properties["plan"]
+    return {"type": "object", "title": "AgentReply", "properties": properties,
+            "required": ["status", "thought"], "additionalProperties": False}
 
 
 def app_list(apps: Sequence[AppInfo]) -> str:
@@ -69,12 +71,15 @@ def app_list(apps: Sequence[AppInfo]) -> str:
 class LLMInteraction:
     name: ClassVar[str] = "llm_interaction"
     always: ClassVar[bool] = False
+    #: whether the reply carries the agent's own plan (the executor's does not: the manager keeps it)
+    with_plan: ClassVar[bool] = True
 
     def __init__(self, model: ChatModel, tools: ToolRegistry, *,
                  history_steps: int = 6, vision: bool = True, image_detail: Literal["low", "high", "auto"] = "high",
                  clean_screenshot: bool = False, secret_ids: Sequence[str] = (),
                  templates: PromptTemplates | None = None, logger: Any = None,
-                 redact: Callable[[str], str] | None = None, output_schema: str | None = None) -> None:
+                 redact: Callable[[str], str] | None = None, output: OutputSpec | None = None,
+                 max_actions: int = 5, attendance: Attendance | None = None) -> None:
         self.model = model
         self.tools = tools
         self.history_steps = history_steps
@@ -83,15 +88,30 @@ class LLMInteraction:
         self.clean_screenshot = clean_screenshot
         self.secret_ids = list(secret_ids)
         self.templates = templates or PromptTemplates.load("mobile_agent")
-        self.schema: dict[str, Any] | None = reply_schema(tools)
+        self.contract = PromptTemplates.load("contract")
+        self.max_actions = max_actions
+        self.attendance = attendance or Attendance()
+        self.schema: dict[str, Any] | None = reply_schema(tools, max_actions=max_actions, with_plan=self.with_plan)
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.llm")
         self._redact = redact  # applied to every message sent: no secret reaches the model
-        self.output_schema = output_schema  # the final answer's JSON schema (task.output), if any
+        self.output = output  # the final answer's shape (task.output), if any
+
+    @property
+    def output_schema(self) -> str | None:
+        """The final answer's JSON schema, for the prompt."""
+        return self.output.schema_text() if self.output is not None else None
+
+    def contract_parts(self, flag: str = '"confirm": true in the action') -> dict[str, str]:
+        """The parts of the contract every agent states alike (``prompts/contract.yaml``)."""
+        c = self.contract
+        return {"labels": c.render("labels"), "approval": c.render("approval", flag=flag),
+                "person": self.attendance.person_text(c), "untrusted": c.render("untrusted")}
 
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
         width, height = screen_size
         main = self.templates.render("system", width=width, height=height, legend="\n".join(screen_legend()),
-                                     actions=self.tools.get_tool_descriptions_text())
+                                     actions=self.tools.get_tool_descriptions_text(), max_actions=self.max_actions,
+                                     **self.contract_parts())
         secrets = self.templates.render("secrets", ids=", ".join(self.secret_ids)) if self.secret_ids else ""
         output = self.templates.render("output_schema", schema=self.output_schema) if self.output_schema else ""
         return compose([main, secrets, output])
@@ -101,7 +121,8 @@ class LLMInteraction:
         apps = app_list(obs.apps)
         memory = shared.memory[-MEMORY_ITEMS:]
         return compose([
-            self.templates.render("user", request=ctx.request, current_app=obs.current_app.package or "?", apps=apps),
+            self.templates.render("user", budget=ctx.budget().line(), request=ctx.request,
+                                  current_app=obs.current_app.package or "?", apps=apps),
             self.templates.render("plan", plan="; ".join(shared.plan)) if shared.plan else "",
             self.templates.render("memory", memory="\n".join(f"- {m}" for m in memory)) if memory else "",
             self.templates.render("screen", screen=obs.ui_state.formatted_text),
@@ -137,7 +158,7 @@ class LLMInteraction:
         assert obs is not None, "data collection must run first"
         content: list[ContentPart] = [TextPart(text=self.user_text(ctx, obs)), *self.images(obs)]
         return [ChatMessage(role="system", content=self.system_prompt(obs.screen_size)),
-                *render_history(ctx.shared.step_records, self.history_steps),
+                *render_history(ctx.shared.step_records, self.history_steps, ctx.shared.screen_changes),
                 ChatMessage(role="user", content=content)]
 
     async def _ask(self, ctx: StepContext, messages: list[ChatMessage]) -> str:
@@ -167,20 +188,38 @@ class LLMInteraction:
                             ChatMessage(role="user", content=self.templates.render("reask", error=str(exc)))]
         raise AssertionError("unreachable")
 
+    def parse(self, text: str) -> AgentReply:
+        """A reply that keeps the contract: at most ``max_actions`` actions, and a FINISH whose
+        result matches ``task.output`` when the task asks for data."""
+        reply = parse_reply(text)
+        if len(reply.actions) > self.max_actions:
+            raise LLMOutputParseError(f"{len(reply.actions)} actions in one turn; at most {self.max_actions}",
+                                      raw=text)
+        if reply.status == MobileAgentStatus.FINISH and self.output is not None:
+            self.output.extract(reply.result)  # raises StructuredOutputError, which is re-asked about
+        return reply
+
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        reply = await self.ask_until_parsed(ctx, await self.conversation(ctx), parse_reply)
+        reply = await self.ask_until_parsed(ctx, await self.conversation(ctx), self.parse)
         return self._accept(ctx, reply)
 
     def _accept(self, ctx: StepContext, reply: AgentReply) -> Mapping[str, Any]:
         ctx.reply = reply
         ctx.status = reply.status
         update: dict[str, Any] = {"last_thought": reply.thought}
+        facts = [" ".join(f.split()) for f in reply.remember if f.strip()]
+        if facts:
+            update["memory"] = facts
         if reply.plan:
             update["plan"] = list(reply.plan)
         if reply.status == MobileAgentStatus.CONTINUE:
-            ctx.action = reply.action
-        else:
-            ctx.reason = reply.result
-            if reply.status == MobileAgentStatus.FINISH:
-                update["answer"] = reply.result
+            ctx.set_actions(list(reply.actions))
+            return update
+        ctx.reason = reply.result
+        if reply.status in (MobileAgentStatus.FINISH, MobileAgentStatus.FAIL):
+            update["steps_used"] = 1  # the final answer is a step
+        if reply.status == MobileAgentStatus.FINISH:
+            update["answer"] = reply.result
+            if self.output is not None:
+                update["output"] = self.output.extract(reply.result)
         return update

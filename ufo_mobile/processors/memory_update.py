@@ -7,10 +7,11 @@ from typing import Any, ClassVar
 
 from ufo_mobile.memory.records import StepRecord
 from ufo_mobile.processors.context import StepContext
+from ufo_mobile.status import MobileAgentStatus
 
 
 def record_from(ctx: StepContext) -> StepRecord:
-    action = ctx.action
+    actions = ctx.actions or ([ctx.action] if ctx.action is not None else [])
     obs = ctx.observation
     return StepRecord(
         step=ctx.step,
@@ -20,10 +21,13 @@ def record_from(ctx: StepContext) -> StepRecord:
         status=ctx.status,
         reason=ctx.reason,
         thought=ctx.reply.thought if ctx.reply else "",
-        action=action.model_dump() if action else None,
-        action_text=action.render() if action else "",
+        observation=ctx.reply.observation if ctx.reply else "",
+        action=actions[0].model_dump() if actions else None,
+        action_text="; ".join(a.render() for a in actions),
         success=ctx.result.success if ctx.result else None,
         summary=ctx.result.summary if ctx.result else "",
+        outcomes=list(ctx.outcomes) if len(actions) > 1 else [],
+        subgoal=ctx.shared.current_subgoal if ctx.agent_name != "Manager" and ctx.state != "NONE" else "",
         error=ctx.error,
         raw_reply=ctx.raw_replies[-1] if ctx.raw_replies else "",
         timings=dict(ctx.timings),
@@ -31,12 +35,15 @@ def record_from(ctx: StepContext) -> StepRecord:
 
 
 class MemoryUpdate:
-    """Runs even after a failed phase, so a failed step is remembered too."""
+    """Runs even after a failed phase, so a failed step is remembered too. A step that waits for a
+    person's approval (CONFIRM) is remembered when it goes on, once."""
 
     name: ClassVar[str] = "memory_update"
     always: ClassVar[bool] = True
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
+        if ctx.status == MobileAgentStatus.CONFIRM and ctx.failed_phase is None:
+            return None
         record = record_from(ctx)
         ctx.record = record
         return {"step_number": 1, "step_records": record}

@@ -37,6 +37,8 @@ class StepRecorder:
         self.record(ctx)
 
     def record(self, ctx: StepContext) -> None:
+        if ctx.status == MobileAgentStatus.CONFIRM and ctx.failed_phase is None:
+            return  # the step waits for a person's approval and goes on: it is written when it ends
         folder = f"steps/{ctx.step:04d}"
         files: dict[str, str] = {}
 
@@ -101,6 +103,9 @@ class StepRecorder:
             "cache": ctx.cache,
             "thought": ctx.reply.thought if ctx.reply else None,
             "action": ctx.action.model_dump(mode="json") if ctx.action else None,
+            "actions": [a.model_dump(mode="json") for a in ctx.actions] if len(ctx.actions) > 1 else None,
+            "outcomes": [o.model_dump(mode="json") for o in ctx.outcomes] if len(ctx.outcomes) > 1 else None,
+            "confirmation": ctx.extra.get("confirmation"),
             "result": ctx.result.to_dict() if ctx.result else None,
             "parse_errors": ctx.parse_errors,
             "error": ctx.error,

@@ -79,7 +79,7 @@ class ReplayInteraction:
             progress.replayed += 1
             progress.end("finished", ctx.step, step.reason)
             return {"answer": step.reason}
-        ctx.action = verdict.action
+        ctx.set_actions([verdict.action] if verdict.action is not None else [])
         return None
 
     def _write(self, ctx: StepContext, recorded_step: int, verdict: Verdict) -> None:

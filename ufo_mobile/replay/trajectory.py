@@ -91,10 +91,35 @@ def _screen(state: Any, folder: Path) -> tuple[int, int]:
     return 0, 0
 
 
-def _step_of(run_dir: Path, line: dict[str, Any], calls: int) -> TrajectoryStep | None:
+def _chain(line: dict[str, Any]) -> list[dict[str, Any]]:
+    """The actions of a turn that carried several, up to the first that did not run or failed."""
+    actions, outcomes = line.get("actions"), line.get("outcomes")
+    if not isinstance(actions, list) or not isinstance(outcomes, list):
+        return []
+    done = []
+    for action, outcome in zip(actions, outcomes, strict=False):
+        if not (isinstance(outcome, dict) and outcome.get("ran") and outcome.get("success")):
+            break
+        done.append(action)
+    return done
+
+
+def _steps_of(run_dir: Path, line: dict[str, Any], calls: int) -> list[TrajectoryStep]:
+    """The followable steps of one recorded turn: one per action that ran (a turn may carry several,
+    all decided on the same screen), the FINISH, or a blocked step; none for a planning turn."""
+    chain = _chain(line)
+    if not chain:
+        step = _step_of(run_dir, line, calls, line.get("action"))
+        return [step] if step is not None else []
+    steps = [_step_of(run_dir, line, calls, action) for action in chain]
+    return [step for step in steps if step is not None]
+
+
+def _step_of(run_dir: Path, line: dict[str, Any], calls: int, action: Any) -> TrajectoryStep | None:
     number, status = int(line.get("step") or 0), str(line.get("status") or "")
-    action, result = line.get("action"), line.get("result")
-    ran = isinstance(action, dict) and isinstance(result, dict) and bool(result.get("success"))
+    result = line.get("result")
+    ran = isinstance(action, dict) and isinstance(result, dict) and (
+        bool(result.get("success")) or bool(_chain(line)))
     if ran:
         kind: StepKind = "action"
     elif status == "FINISH" and action is None:
@@ -136,11 +161,11 @@ def load_trajectory(run_dir: Path, run: Mapping[str, Any] | None = None) -> Traj
     calls, finishes = 0, False
     for line in runs.read_steps(run_dir):
         calls += len(line.get("model_calls") or [])
-        step = _step_of(run_dir, line, calls)
-        if step is not None:
-            steps.append(step)
-            finishes = step.kind != "blocked" and line.get("status") == "FINISH"
-            if step.kind != "action" or finishes:
+        turn = _steps_of(run_dir, line, calls)
+        steps.extend(turn)
+        if turn:
+            finishes = turn[-1].kind != "blocked" and line.get("status") == "FINISH"
+            if turn[-1].kind != "action" or finishes:
                 break  # nothing after a FINISH or a blocked step can be followed
     if not steps:
         raise ConfigError("the run has no step to replay (no action ran, and it did not finish)", path=str(run_dir))

@@ -106,6 +106,14 @@ def _summary(run: RunView) -> str:
                          f"cached) + {m.count(data.get('completion_tokens', 0))} completion"),
               ("Model calls", m.count(data.get("model_calls", 0))),
               ("Cost", m.cost(data.get("cost_usd")) if "cost_usd" in data else "unknown")]
+    roles = data.get("usage_by_role")
+    if isinstance(roles, dict) and len(roles) > 1:  # a model per role: each one's share
+        facts.append(("By role", "<br>".join(
+            f"{m.text(str(role))} ({m.text(str(u.get('model', '?')))}): {m.count(u.get('calls', 0))} calls, "
+            f"{m.count(u.get('prompt_tokens', 0))} prompt + {m.count(u.get('completion_tokens', 0))} completion, "
+            f"{m.cost(u.get('cost_usd'))}" for role, u in roles.items() if isinstance(u, dict))))
+    if data.get("outcome") == "needs_person":
+        facts.append(("Outcome", m.text("needs a person (nobody could answer, take over or approve)")))
     if data.get("signal"):
         facts.append(("Signal", m.text(data["signal"])))
     resumed = _resumptions(run)

@@ -1,6 +1,7 @@
 """The states of the flat MobileAgent: NONE -> CONTINUE* -> (FINISH | FAIL), with CONTINUE ->
-TAKEOVER -> CONTINUE when the model asks a person to take over, CONTINUE -> CONFIRM -> CONTINUE when
-an action waits for a person's approval, and NONE -> FAIL when the run cannot start (no device).
+TAKEOVER -> CONTINUE when the model asks a person to take over, CONTINUE -> PENDING -> CONTINUE when it
+asks the user a question, CONTINUE -> CONFIRM -> CONTINUE when an action waits for a person's
+approval (the same step goes on), and NONE -> FAIL when the run cannot start (no device).
 
 FINISH and FAIL end the round and the subtask (seed 004); the round loop then runs the final
 state's ``handle`` once (FAIL keeps the final screen). The legal moves are the rulebook's
@@ -117,6 +118,19 @@ class TakeoverMobileAgentState(MobileAgentState):
     @classmethod
     def name(cls) -> str:
         return MobileAgentStatus.TAKEOVER
+
+
+@MobileAgentStateManager.register
+class PendingMobileAgentState(MobileAgentState):
+    """The model asked the user a question (UFO's PENDING): the answer comes back for the next step,
+    or, with nobody to answer, the run ends as needing a person."""
+
+    async def handle(self, agent: AgentLike, context: RunContext | None = None) -> None:
+        await agent.ask_user(need_context(context, self))
+
+    @classmethod
+    def name(cls) -> str:
+        return MobileAgentStatus.PENDING
 
 
 @MobileAgentStateManager.register

@@ -30,11 +30,13 @@ S = MobileAgentStatus
 
 MANAGER_RULES = Rulebook(
     name="manager",
-    states=(NONE_STATE, S.CONTINUE, S.ASSIGN, S.REPLAN, S.FINISH, S.FAIL),
+    states=(NONE_STATE, S.CONTINUE, S.ASSIGN, S.REPLAN, S.PENDING, S.FINISH, S.FAIL),
     moves=(
         (NONE_STATE, S.CONTINUE), (NONE_STATE, S.FAIL),
         (S.CONTINUE, S.ASSIGN), (S.CONTINUE, S.FINISH), (S.CONTINUE, S.FAIL),
         (S.REPLAN, S.ASSIGN), (S.REPLAN, S.FINISH), (S.REPLAN, S.FAIL),
+        (S.CONTINUE, S.PENDING), (S.REPLAN, S.PENDING),  # the manager asks the user a question
+        (S.PENDING, S.CONTINUE), (S.PENDING, S.FAIL),    # ... answered, or nobody can answer
         (S.ASSIGN, S.CONTINUE),  # the sub-agent handed back
         (S.ASSIGN, S.REPLAN),    # ... after the executor failed err_to_manager_thresh times in a row
         (S.ASSIGN, S.FAIL),      # ... and the run must stop (a limit, a signal)
@@ -46,10 +48,11 @@ MANAGER_RULES = Rulebook(
 
 SUBAGENT_RULES = Rulebook(
     name="subagent",
-    states=(NONE_STATE, S.CONTINUE, S.TAKEOVER, S.CONFIRM, S.FINISH, S.FAIL),
+    states=(NONE_STATE, S.CONTINUE, S.TAKEOVER, S.PENDING, S.CONFIRM, S.FINISH, S.FAIL),
     moves=(
         (NONE_STATE, S.CONTINUE),
         (S.CONTINUE, S.FINISH), (S.CONTINUE, S.FAIL), (S.CONTINUE, S.TAKEOVER), (S.CONTINUE, S.CONFIRM),
+        (S.CONTINUE, S.PENDING), (S.PENDING, S.CONTINUE), (S.PENDING, S.FAIL),
         (S.TAKEOVER, S.CONTINUE), (S.TAKEOVER, S.FAIL),
         (S.CONFIRM, S.FINISH), (S.CONFIRM, S.FAIL), (S.CONFIRM, S.CONTINUE),
         (S.FINISH, S.CONTINUE), (S.FAIL, S.CONTINUE),  # the next assignment
@@ -129,6 +132,18 @@ class ReplanManagerState(ContinueManagerState):
 
 
 @ManagerStateManager.register
+class PendingManagerState(ManagerState):
+    """The manager asked the user a question: the answer is in its next turn's prompt."""
+
+    async def handle(self, agent: AgentLike, context: RunContext | None = None) -> None:
+        await agent.ask_user(need_context(context, self))
+
+    @classmethod
+    def name(cls) -> str:
+        return S.PENDING
+
+
+@ManagerStateManager.register
 class AssignManagerState(ManagerState):
     """Hand the current subgoal to the sub-agent for it; it hands back when done."""
 
@@ -188,6 +203,16 @@ class TakeoverSubAgentState(SubAgentState):
     @classmethod
     def name(cls) -> str:
         return S.TAKEOVER
+
+
+@SubAgentStateManager.register
+class PendingSubAgentState(SubAgentState):
+    async def handle(self, agent: AgentLike, context: RunContext | None = None) -> None:
+        await agent.ask_user(need_context(context, self))
+
+    @classmethod
+    def name(cls) -> str:
+        return S.PENDING
 
 
 @SubAgentStateManager.register

@@ -40,7 +40,7 @@ class Rulebook:
 
 MOBILE_RULES = Rulebook(
     name="mobile",
-    states=("NONE", "CONTINUE", "TAKEOVER", "CONFIRM", "FINISH", "FAIL"),
+    states=("NONE", "CONTINUE", "TAKEOVER", "PENDING", "CONFIRM", "FINISH", "FAIL"),
     moves=(
         ("NONE", "CONTINUE"),
         ("NONE", "FAIL"),          # the run could not start (no device)
@@ -50,6 +50,9 @@ MOBILE_RULES = Rulebook(
         ("CONTINUE", "TAKEOVER"),  # the model asks a person to take over
         ("TAKEOVER", "CONTINUE"),  # the person is done
         ("TAKEOVER", "FAIL"),      # nobody can answer, the person aborts, or no answer in time
+        ("CONTINUE", "PENDING"),   # the model asks the user a question
+        ("PENDING", "CONTINUE"),   # the answer is in; the model reads it next step
+        ("PENDING", "FAIL"),       # nobody can answer (the run needs a person), or no answer in time
         ("CONTINUE", "CONFIRM"),   # the chosen action needs a person's approval
         ("CONFIRM", "CONTINUE"),   # approved (and run) or refused (a failed action the model sees)
         ("CONFIRM", "FINISH"),     # the approved action was complete(success=true)

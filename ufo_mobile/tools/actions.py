@@ -9,6 +9,7 @@ Actions never change the shared state: ``remember`` and ``complete`` return what
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 
@@ -44,21 +45,29 @@ def name_of(ui: UIState, control: Control) -> str:
     return f"[{control.index}] {texts[0]!r}" if texts else f"[{control.index}] {control.short_class}"
 
 
+def same_label(a: str, b: str) -> bool:
+    """Whether two labels are the same once case, spacing and Unicode forms are set aside."""
+    def norm(text: str) -> str:
+        return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+    return norm(a) == norm(b)
+
+
 def target(ctx: ActionContext, index: int, expected: str | None) -> Control:
-    """The control ``index`` of the observation in ``ctx``, checked against ``expected`` if given.
+    """The control ``index`` of the observation in ``ctx``, checked against ``expected`` if given: a
+    whole label of the control (its text, description or hint) or of a control inside it (a row's
+    title), compared without regard to case and spacing.
 
     Raises:
         StaleObservationError, ElementNotFoundError: no such control on that screen.
-        InvalidActionError: the control shows no text containing ``expected``.
+        InvalidActionError: no label of the control is ``expected``; the message names its labels.
     """
     control = ctx.ui.resolve(index, ctx.observation_id)
-    wanted = (expected or "").strip().casefold()
-    if wanted:
+    if expected is not None and expected.strip():
         texts = inner_texts(ctx.ui, control)
-        if not any(wanted in text.casefold() for text in texts):
-            shown = ", ".join(repr(t) for t in texts[:3]) if texts else "no text"
-            raise InvalidActionError(f"control {index} shows {shown}, not {expected!r}; check the number "
-                                     "against the screen list")
+        if not any(same_label(expected, text) for text in texts):
+            shown = ", ".join(repr(t) for t in texts[:4]) if texts else "no label"
+            raise InvalidActionError(f"control {index} is labelled {shown}, not {expected!r}: nothing was done; "
+                                     "check the number against the screen list")
     return control
 
 

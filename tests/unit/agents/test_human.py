@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from ufo_mobile.agents.human import (
+    AskAnswer,
+    AskRequest,
     CallbackOperator,
     ConfirmAnswer,
     ConfirmRequest,
@@ -69,8 +71,8 @@ async def test_a_takeover_waits_for_the_person_and_the_model_hears_what_they_sai
 
 
 @pytest.mark.parametrize(("operator", "reason"), [
-    (None, "the model asked a person to take over (Log in to the account, please), but no one can answer: run in a "
-           "terminal, or give the session an operator"),
+    (None, "needs a person: the agent asked a person to take over (Log in to the account, please), and nobody can "
+           "answer"),
     (CallbackOperator(take_over=lambda r: TakeoverAnswer(False, "abort, wrong account")),
      "the person did not take over: abort, wrong account"),
     (CallbackOperator(), "the person did not take over: the host takes no takeovers"),
@@ -123,27 +125,71 @@ async def test_a_tool_marked_sensitive_runs_only_when_approved(tmp_path: Path) -
     assert [(r.step, r.action, r.app, r.why) for r in asked] == [
         (2, "click(index=3, text='Wi-Fi')", "com.android.settings", "the task file marks click as sensitive")]
     lines = steps(result)
-    assert [(s["step"], s["status"]) for s in lines] == [(1, "CONTINUE"), (2, "CONFIRM"), (3, "CONTINUE"),
-                                                         (4, "FINISH")]
-    assert lines[1]["result"] is None and lines[2]["result"]["success"] is True  # waited, then ran
-    assert lines[2]["observation_id"] == lines[1]["observation_id"]  # on the screen it was chosen on
+    # the approval is part of step 2: no step of its own, the action ran once, on the screen it was chosen on
+    assert [(s["step"], s["status"]) for s in lines] == [(1, "CONTINUE"), (2, "CONTINUE"), (3, "FINISH")]
+    assert lines[1]["result"]["success"] is True and lines[1]["confirmation"] == {"approved": True, "note": "ok"}
     assert ("CONTINUE", "CONFIRM") in moves(result) and ("CONFIRM", "CONTINUE") in moves(result)
+    assert result.steps_used == 3
     assert driver.phone.current_screen() == "wifi"
 
 
-@pytest.mark.parametrize(("operator", "note"), [
-    (CallbackOperator(confirm=lambda r: ConfirmAnswer(False, "not this network")), ": not this network"),
-    (None, ": no one is there to approve it (run in a terminal, or give the session an operator)"),
+@pytest.mark.parametrize(("operator", "refusal"), [
+    (CallbackOperator(confirm=lambda r: ConfirmAnswer(False, "not this network")),
+     "not run: the person refused it (not this network); it stays refused for the rest of the run"),
+    (None, "not run: it needs a person's approval (the task file marks click as sensitive), and nobody can approve "
+           "during this run; it stays refused. If the request cannot be done without it, answer FAIL and say so"),
 ])
-async def test_a_refusal_is_a_failed_action_the_model_sees(tmp_path: Path, operator: Any, note: str) -> None:
+async def test_a_refusal_is_a_failed_action_the_model_sees_and_it_stays_refused(tmp_path: Path, operator: Any,
+                                                                                refusal: str) -> None:
     driver = SimDriver()
-    result, model = await run(tmp_path, [OPEN, WIFI, DONE], operator, human={"confirm": {"tools": ["click"]}},
+    asked: list[str] = []
+    if operator is not None:
+        confirm = operator._confirm
+        operator = CallbackOperator(confirm=lambda r: asked.append(r.action) or confirm(r))  # type: ignore[func-returns-value]
+    flagged = {**WIFI, "action": {**WIFI["action"], "confirm": False}}  # the same action again, unflagged
+    result, model = await run(tmp_path, [OPEN, WIFI, flagged, DONE], operator, human={"confirm": {"tools": ["click"]}},
                               driver=driver)
     assert result.status == "FINISH"
-    refused = f"a person refused click(index=3, text='Wi-Fi'){note}"
-    assert steps(result)[2]["result"] == {"success": False, "summary": refused}
-    assert refused in "\n".join(m.text() for m in model.calls[-1])
+    lines = steps(result)
+    assert lines[1]["result"] == {"success": False, "summary": refusal}
+    again = "not run: it was refused earlier in this run and stays refused. If the request cannot be done without " \
+            "it, answer FAIL and say so"
+    assert lines[2]["result"] == {"success": False, "summary": again}
+    seen = ["\n".join(m.text() for m in call) for call in model.calls]
+    assert refusal in seen[2] and again in seen[3]
+    assert len(asked) == (1 if operator is not None else 0)  # the person is asked once, never again
     assert driver.phone.current_screen() != "wifi"  # nothing was tapped
+    assert result.steps_used == 4  # a refused action is a step; its approval is not
+
+
+async def test_unattended_approve_runs_and_stop_ends_in_needs_person(tmp_path: Path) -> None:
+    driver = SimDriver()
+    result, _ = await run(tmp_path / "a", [OPEN, WIFI, DONE], human={"confirm": {"tools": ["click"]},
+                                                                     "unattended": "approve"}, driver=driver)
+    assert result.status == "FINISH" and driver.phone.current_screen() == "wifi"
+    driver = SimDriver()
+    result, model = await run(tmp_path / "b", [OPEN, WIFI, DONE], human={"confirm": {"tools": ["click"]},
+                                                                         "unattended": "stop"}, driver=driver)
+    assert (result.status, result.outcome, result.needs_person) == ("FAIL", "needs_person", True)
+    assert "click(index=3, text='Wi-Fi') needs a person's approval" in result.reason
+    assert driver.phone.current_screen() != "wifi" and len(model.calls) == 2
+    run_json = json.loads((result.run_dir / "run.json").read_text())
+    assert run_json["outcome"] == "needs_person"
+
+
+@pytest.mark.parametrize(("human", "says"), [
+    ({}, "An action that needs approval is refused: it does not run."),
+    ({"unattended": "stop"}, "an action that needs approval ends the run unfinished, as needing a person"),
+    ({"unattended": "approve"}, "The actions that need approval are approved in advance for this run"),
+])
+async def test_the_prompt_says_before_acting_whether_a_person_can_approve(tmp_path: Path, human: dict[str, Any],
+                                                                          says: str) -> None:
+    _, model = await run(tmp_path, [DONE], human=human)
+    system = " ".join(model.calls[0][0].text().split())
+    assert "Nobody can be reached during this run." in system and says in system
+    assert "The request is the approval for what it names, and for nothing more" in system
+    _, model = await run(tmp_path / "p", [DONE], CallbackOperator(confirm=lambda r: ConfirmAnswer(True)))
+    assert "A person can be reached during this run" in " ".join(model.calls[0][0].text().split())
 
 
 async def test_the_models_own_flag_and_the_app_rule(tmp_path: Path) -> None:
@@ -153,14 +199,43 @@ async def test_the_models_own_flag_and_the_app_rule(tmp_path: Path) -> None:
     await run(tmp_path / "a", [OPEN, flagged, DONE], operator)
     await run(tmp_path / "b", [OPEN, flagged, DONE], operator, human={"confirm": {"when_model_asks": False}})
     await run(tmp_path / "c", [OPEN, WIFI, DONE], operator, human={"confirm": {"apps": ["com.android.settings"]}})
-    assert asked == ["the model asked for approval",
+    assert asked == ['you marked it "confirm": true',
                      "the task file marks every action in com.android.settings as sensitive"]
 
 
-async def test_an_approved_complete_finishes_from_confirm(tmp_path: Path) -> None:
-    complete = {"status": "CONTINUE", "thought": "done",
-                "action": {"name": "complete", "args": {"success": True, "message": "all set"}}}
-    result, _ = await run(tmp_path, [complete], CallbackOperator(confirm=lambda r: ConfirmAnswer(True)),
-                          human={"confirm": {"tools": ["complete"]}})
+async def test_an_approved_action_that_ends_the_run_finishes_from_confirm(tmp_path: Path) -> None:
+    """CodeAct's complete() needs approval here: approved, the run ends from CONFIRM."""
+    code = '```python\ncomplete(success=True, message="all set")\n```'
+    model = ScriptedModel(Script(replies=[code]))
+    s = Settings.model_validate({"task": {"text": "test"}, "model": {"script": "unused.yaml"}, "mode": "codeact",
+                                 "logs": {"dir": str(tmp_path)}, "human": {"confirm": {"tools": ["complete"]}}})
+    result = await Session(s, device=SimDriver(), model=model,
+                           operator=CallbackOperator(confirm=lambda r: ConfirmAnswer(True))).run()
     assert (result.status, result.answer) == ("FINISH", "all set")
     assert moves(result)[-1] == ("CONFIRM", "FINISH")
+
+
+ASK = {"status": "PENDING", "thought": "two Annas", "result": "Which Anna: Anna Berg or Anna Lind?"}
+
+
+async def test_a_question_is_answered_by_the_person_and_the_model_reads_the_answer(tmp_path: Path) -> None:
+    asked: list[AskRequest] = []
+
+    def ask(request: AskRequest) -> AskAnswer:
+        asked.append(request)
+        return AskAnswer(True, "Anna Lind")
+
+    result, model = await run(tmp_path, [OPEN, ASK, DONE], CallbackOperator(ask=ask))
+    assert (result.status, result.answer) == ("FINISH", "done")
+    assert [(r.step, r.question) for r in asked] == [(2, "Which Anna: Anna Berg or Anna Lind?")]
+    last = "\n".join(m.text() for m in model.calls[-1])
+    assert "you asked the user: Which Anna: Anna Berg or Anna Lind?" in last and "Anna Lind" in last
+    assert ("CONTINUE", "PENDING") in moves(result) and ("PENDING", "CONTINUE") in moves(result)
+    assert result.steps_used == 2  # asking costs no step: the open and the answer
+
+
+async def test_a_question_nobody_can_answer_ends_as_needing_a_person(tmp_path: Path) -> None:
+    result, model = await run(tmp_path, [OPEN, ASK])
+    assert (result.status, result.outcome) == ("FAIL", "needs_person")
+    assert "Which Anna: Anna Berg or Anna Lind?" in result.reason and len(model.calls) == 2
+    assert moves(result)[-1] == ("PENDING", "FAIL")

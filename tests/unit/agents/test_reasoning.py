@@ -96,7 +96,7 @@ async def test_an_escalation_after_two_failures_replans_and_succeeds(tmp_path: P
     assert ("Manager", "ASSIGN", "REPLAN") in {(a, f, t) for a, f, t in _moves(result)}
     replan_prompt = prompt_of(result, 7)
     assert "The executor has failed 2 times in a row" in replan_prompt
-    assert "control 9 shows" in replan_prompt and "control 8 shows" in replan_prompt  # the failed attempts
+    assert "control 9 is labelled" in replan_prompt and "control 8 is labelled" in replan_prompt  # the failed attempts
 
 
 async def test_a_text_task_rewrites_the_focused_field(tmp_path: Path) -> None:
@@ -146,20 +146,27 @@ async def test_a_malformed_manager_reply_is_asked_again_once_then_fails(tmp_path
     assert fixed.status == "FINISH" and driver.phone.state(SETTINGS_PKG)["wifi"] is True
 
 
-@pytest.mark.parametrize(("answer", "status"), [('{"wifi": true, "networks": 3}', "FINISH"),
-                                                ('{"wifi": "yes"}', "FAIL")])
-async def test_structured_output_is_validated(tmp_path: Path, answer: str, status: str) -> None:
+@pytest.mark.parametrize(("answers", "status"), [(['{"wifi": true, "networks": 3}'], "FINISH"),
+                                                 (['{"wifi": "yes"}', '{"wifi": true, "networks": 3}'], "FINISH"),
+                                                 (['{"wifi": "yes"}', '{"wifi": "no"}'], "FAIL")])
+async def test_structured_output_is_checked_in_the_round_with_one_corrective_reask(
+        tmp_path: Path, answers: list[str], status: str) -> None:
     schema = {"type": "object", "properties": {"wifi": {"type": "boolean"}, "networks": {"type": "integer"}},
               "required": ["wifi"]}
-    result, _ = await run(tmp_path, [done(answer)], task={"text": "Is Wi-Fi on?", "output": {"schema": schema}})
+    result, _ = await run(tmp_path, [done(a) for a in answers], task={"text": "Is Wi-Fi on?",
+                                                                      "output": {"schema": schema}})
     assert result.status == status
+    run_json = json.loads((result.run_dir / "run.json").read_text(encoding="utf-8"))
+    assert run_json["status"] == status  # the machine, the result and run.json agree
+    assert _moves(result)[-1][2] == status
     if status == "FINISH":
         assert result.output == {"wifi": True, "networks": 3}
     else:
-        prefix = "the answer does not match task.output: wifi: "  # then jsonschema's words (not asserted)
-        assert result.reason.startswith(prefix) and result.reason.removeprefix(prefix).strip()
+        assert "wifi: " in result.reason and result.output is None  # then jsonschema's words (not asserted)
     prompt = prompt_of(result, 1)
     assert '"networks"' in prompt and "one JSON value that matches" in prompt
+    line = json.loads((result.run_dir / "steps.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert len(line["parse_errors"]) == len(answers) - (status == "FINISH")
 
 
 def prompt_of(result: RunResult, step: int) -> str:

@@ -143,7 +143,7 @@ async def test_malformed_reply_gets_one_reask_quoting_the_error(tmp_path: Path) 
     result = await Session(settings(tmp_path), device=FakeDriver(), model=model).run()
     assert result.status == "FINISH"
     reask = model.calls[1][-1].text()
-    assert "status CONTINUE needs an 'action' object" in reask
+    assert "status CONTINUE needs at least one action in 'actions'" in reask
     step = json.loads((result.run_dir / "steps.jsonl").read_text().splitlines()[0])
     assert len(step["parse_errors"]) == 1
     assert "re-ask" in (result.run_dir / "steps" / "0001" / "reply.txt").read_text()

@@ -112,3 +112,21 @@ def test_an_oracle_is_asked_for_in_a_mode_it_has_replies_for() -> None:
         oracle_model(instance, "reasoning")
     assert instance.oracle is not None
     assert oracle_model(instance).script.replies == instance.oracle.replies
+
+
+async def test_a_run_that_stops_for_a_person_is_counted_apart_from_failures(tmp_path: Path,
+                                                                            settings: Settings) -> None:
+    """Asking the user with nobody there ends the run as needing a person: not passed, and the
+    summary counts it on its own line."""
+    from ufo_mobile.eval.results import summarize
+
+    ask = {"status": "PENDING", "thought": "which one?", "result": "Which alarm do you mean?"}
+    outcome = await run_task(TASKS["clock-turn-off"].instantiate(0), log_dir=tmp_path,
+                             model=ScriptedModel(Script(replies=[ask])), settings=settings, driver=StillSimDriver)
+    assert (outcome.status, outcome.outcome, outcome.passed) == ("FAIL", "needs_person", False)
+    assert "Which alarm do you mean?" in outcome.reason and outcome.steps_used == 0
+    oracle = await run_task(TASKS["clock-turn-off"].instantiate(0), log_dir=tmp_path / "o",
+                            model=oracle_model(TASKS["clock-turn-off"].instantiate(0)), settings=settings,
+                            driver=StillSimDriver)
+    summary = summarize([outcome.to_json(), oracle.to_json()]).to_json()
+    assert (summary["passed"], summary["needs_person"], summary["runs"]) == (1, 1, 2)

@@ -155,7 +155,7 @@ def test_a_megabyte_plan_parses() -> None:
 
 
 def test_the_model_itself_keeps_its_contract() -> None:
-    with pytest.raises(ValueError, match="exactly one of 'plan' and 'final'"):
+    with pytest.raises(ValueError, match="exactly one of 'plan', 'final' and 'question'"):
         ManagerReply()
     with pytest.raises(ValueError, match="at least one subgoal"):
         ManagerReply(plan=[])

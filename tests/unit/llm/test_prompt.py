@@ -14,6 +14,7 @@ from ufo_mobile.device.base import AppInfo, CurrentApp
 from ufo_mobile.llm.prompt import PromptError, PromptTemplates
 from ufo_mobile.llm.reply import parse_reply
 from ufo_mobile.llm.scripted import Script, ScriptedModel
+from ufo_mobile.llm.structured import OutputSpec
 from ufo_mobile.memory.messages import ImagePart, TextPart
 from ufo_mobile.memory.records import StepRecord
 from ufo_mobile.memory.state import SharedState
@@ -104,36 +105,44 @@ def test_every_optional_part_present_and_absent(plan: bool, memory: bool, secret
 def test_the_answer_schema_the_black_screenshot_and_the_history_present_and_absent(output: bool, blocked: bool,
                                                                                   history: bool) -> None:
     records = [StepRecord(step=n, agent="A", status="CONTINUE", action={"name": "wait"}, action_text=f"wait(n={n})",
-                          success=True, summary=f"waited {n} s", raw_reply=f'{{"step": {n}}}') for n in range(1, 5)]
+                          success=True, summary=f"waited {n} s", raw_reply=f'{{"step": {n}}}',
+                          observation="the event starts at 10:30" if n == 1 else "") for n in range(1, 5)]
     obs = observation()
     if blocked:  # a secure screen: its screenshot is black, no picture goes
         obs = dataclasses.replace(obs, screenshot_blocked=True, model_image_size=None)
     ctx = StepContext(run_id="r", step=5, agent_name="A", request="Read the total", observation=obs,
                       shared=SharedState(step_records=records if history else []))
     phase = LLMInteraction(SeeingModel(Script(replies=["x"])), registry(), history_steps=2,
-                           output_schema='{"type": "number"}' if output else None)
+                           output=OutputSpec(source="schema", json_schema={"type": "number"}) if output else None)
+    ctx.shared.screen_changes = {"2": "a dialog 'Delete event?' appeared", "4": "nothing on the screen changed"}
     system, *past, user = phase.build_messages(ctx)
     system_text, user_text = system.text(), user.text()
     for text in (system_text, user_text):
         assert "$" not in text and "None" not in text and "\n\n\n" not in text
-    assert ('The user wants the final answer as data' in system_text and '{"type": "number"}' in system_text) is output
+    assert ('The user wants the final answer as data' in system_text and '"type": "number"' in system_text) is output
     assert ("The screenshot of this screen is black" in user_text) is blocked
     assert isinstance(user.content, list)
     assert len([p for p in user.content if isinstance(p, ImagePart)]) == (0 if blocked else 1)
-    # bounded: the last two steps as they were, the two before them in one summary line
-    expected = ["Earlier steps (summarised):\n- step 1: wait(n=1) -> ok\n- step 2: wait(n=2) -> ok",
+    # bounded: the last two steps as they were, the two before them in one line each that keeps what
+    # the model saw and what changed on the screen
+    expected = ["Earlier steps, in short:\n- step 1: wait(n=1) -> ok; you saw: the event starts at 10:30\n"
+                "- step 2: wait(n=2) -> ok; then: a dialog 'Delete event?' appeared",
                 '{"step": 3}', "Step 3: action wait(n=3) succeeded: waited 3 s",
-                '{"step": 4}', "Step 4: action wait(n=4) succeeded: waited 4 s"] if history else []
+                '{"step": 4}', "Step 4: action wait(n=4) succeeded: waited 4 s\nThen on the screen: nothing on the "
+                "screen changed"] if history else []
     assert [m.text() for m in past] == expected
 
 
 def test_the_reply_schema_lists_each_action_with_its_arguments() -> None:
     phase = LLMInteraction(ScriptedModel(Script(replies=["x"])), registry())
     schema = phase.schema
-    actions = schema["properties"]["action"]["anyOf"][0]["anyOf"]
+    assert schema["properties"]["actions"]["maxItems"] == 5  # agent.max_actions_per_turn
+    actions = schema["properties"]["actions"]["items"]["anyOf"]
     names = [a["properties"]["name"]["const"] for a in actions]
     assert names[:3] == ["click", "long_press", "click_at"] and "complete" in names
-    assert schema["properties"]["status"]["enum"] == ["CONTINUE", "FINISH", "FAIL", "TAKEOVER"]  # never CONFIRM
+    # the statuses the prompt explains, never CONFIRM (the runtime's own)
+    assert schema["properties"]["status"]["enum"] == ["CONTINUE", "FINISH", "FAIL", "PENDING", "TAKEOVER"]
+    assert schema["properties"]["remember"] == {"type": "array", "items": {"type": "string"}}
     assert all(a["properties"]["confirm"] == {"type": "boolean"} for a in actions)
     json.dumps(schema)  # sendable
 

@@ -9,28 +9,43 @@ from ufo_mobile.llm.manager_reply import parse_manager_reply
 from ufo_mobile.llm.prompt import PromptError, PromptTemplates
 from ufo_mobile.llm.reply import parse_reply
 from ufo_mobile.llm.subagent_reply import parse_code_reply, parse_text_reply
-from ufo_mobile.status import MobileAgentStatus
+from ufo_mobile.processors.codeact import python_signatures
+from ufo_mobile.status import MODEL_STATUSES
 
 EXPECTED = {
     "manager": {
-        "system": {"actions"}, "scripter_disabled": set(), "output_schema": {"schema"},
+        "system": {"actions", "person", "untrusted"}, "scripter_disabled": set(), "output_schema": {"schema"},
         "user": {"request", "current_app", "apps"}, "app_card": {"app", "card"}, "memory": {"memory"},
-        "previous_plan": {"plan"}, "recent_actions": {"outcomes"}, "error_history": {"errors"},
-        "replan": {"failures", "attempts"}, "scripter_result": {"task", "status", "output"},
-        "screen": {"screen"}, "blocked": set(), "reask": {"error"},
+        "executor_facts": {"facts"}, "previous_plan": {"plan"}, "recent_actions": {"outcomes"},
+        "error_history": {"errors"}, "replan": {"failures", "attempts"},
+        "scripter_result": {"task", "status", "output"}, "screen": {"screen"}, "blocked": set(), "reask": {"error"},
     },
     "executor": {
-        "system": {"width", "height", "legend", "actions"}, "secrets": {"ids"}, "recent_actions": {"outcomes"},
-        "user": {"request", "plan", "subgoal", "current_app", "screen"}, "blocked": set(), "reask": {"error"},
+        "system": {"width", "height", "legend", "actions", "max_actions", "labels", "approval", "person",
+                   "untrusted"},
+        "secrets": {"ids"}, "recent_actions": {"outcomes"},
+        "user": {"budget", "request", "plan", "subgoal", "current_app", "screen"}, "blocked": set(),
+        "reask": {"error"},
     },
     "text_manipulator": {"system": set(), "user": {"request", "instruction", "text"}, "reask": {"error"}},
     "scripter": {"system": {"timeout"}, "user": {"request", "task"}, "retry": {"output"}, "reask": {"error"}},
     "codeact": {
-        "system": {"width", "height", "legend", "tools"}, "secrets": {"ids"}, "memory": {"memory"},
-        "result": {"output"}, "user": {"request", "current_app", "apps", "screen"}, "blocked": set(),
-        "reask": {"error"},
+        "system": {"width", "height", "legend", "tools", "labels", "approval", "person", "untrusted"},
+        "secrets": {"ids"}, "output_schema": {"schema"}, "budget": {"budget"}, "memory": {"memory"},
+        "older": {"turns"}, "latest": {"turns"}, "user": {"request", "current_app", "apps", "screen"},
+        "blocked": set(), "reask": {"error"},
+    },
+    "contract": {
+        "approval": {"flag"}, "person_present": set(), "person_absent_refuse": set(), "person_absent_stop": set(),
+        "person_absent_approve": set(), "labels": set(), "untrusted": set(),
     },
 }
+
+
+def python_signatures_text() -> str:
+    from tests.unit.llm.test_prompt import registry
+
+    return python_signatures(registry())
 
 
 def render(file: str, template: str) -> str:
@@ -48,7 +63,7 @@ def test_every_template_renders_with_the_placeholders_it_declares(file: str) -> 
         for placeholder in templates.placeholders(name):
             assert f"<{placeholder}>" in text, (name, placeholder)
     with pytest.raises(PromptError):
-        templates.render("system", unexpected="x")
+        templates.render(templates.names[0], unexpected="x")
 
 
 def test_the_manager_prompt_teaches_its_reply_format() -> None:
@@ -77,14 +92,15 @@ def test_a_reply_written_as_the_manager_prompt_says_parses() -> None:
 def test_the_executor_uses_the_flat_agents_reply_format() -> None:
     system = render("executor", "system")
     flat = render("mobile_agent", "system")
-    for field in ('"status"', '"observation"', '"thought"', '"action"', '"confirm"', '"plan"', '"result"'):
+    for field in ('"status"', '"observation"', '"thought"', '"actions"', '"confirm"', '"remember"', '"result"'):
         assert field in system and field in flat, field
-    for status in (MobileAgentStatus.CONTINUE, MobileAgentStatus.FINISH, MobileAgentStatus.FAIL):
-        assert f'"{status}"' in system
-    assert "TAKEOVER" not in system
-    reply = parse_reply('{"status": "CONTINUE", "observation": "o", "thought": "t", "plan": [],'
-                        ' "action": {"name": "click", "args": {"index": 4, "text": "Wi-Fi"}, "confirm": false}}')
-    assert reply.action is not None and reply.plan == []
+    assert '"plan"' in flat and '"plan"' not in system  # the planner plans
+    for status in MODEL_STATUSES:
+        assert f'"{status}"' in system and f'"{status}"' in flat, status
+        assert f"- {status}: " in system and f"- {status}: " in flat, status  # each status is explained
+    reply = parse_reply('{"status": "CONTINUE", "observation": "o", "thought": "t", "remember": ["a fact"],'
+                        ' "actions": [{"name": "click", "args": {"index": 4, "text": "Wi-Fi"}, "confirm": false}]}')
+    assert reply.action is not None and reply.remember == ["a fact"]
     user = render("executor", "user")
     assert user.index("<subgoal>") < user.index("<screen>") and "<plan>" in user
 
@@ -93,7 +109,10 @@ def test_each_sub_agent_prompt_shows_a_reply_its_parser_accepts() -> None:
     assert parse_text_reply(render("text_manipulator", "system")) == "The complete new text of the field."
     assert parse_code_reply(render("scripter", "system")) == "<the whole script>"
     assert parse_code_reply(render("codeact", "system")) == 'click(index=4, text="Wi-Fi")'
-    assert "complete(success=True" in render("codeact", "system") and "No imports" in render("codeact", "system")
+    codeact = render("codeact", "system")
+    assert "complete(success=True" in codeact and "No imports" in codeact and "screen()" in codeact
+    assert "complete(success: boolean, message: string)" in python_signatures_text()  # one name for each argument
+    assert "reason=" not in codeact and 'message="' in codeact
     assert "<timeout> seconds" in render("scripter", "system") and "urllib" in render("scripter", "system")
     user = render("text_manipulator", "user")
     assert "<current_text>\n<text>\n</current_text>" in user and "<instruction>" in user

@@ -26,12 +26,12 @@ def test_unknown_status_is_kept_for_the_state_machine() -> None:
     ("no json here", "no JSON object"),
     ('{"status": "CONTINUE", ', "not closed"),
     ('{"status": CONTINUE}', "invalid JSON"),
-    ('{"status": "CONTINUE", "thought": "x"}', "CONTINUE needs an 'action'"),
+    ('{"status": "CONTINUE", "thought": "x"}', "reply: status CONTINUE needs at least one action in 'actions'"),
     ('{"status": "FINISH"}', "needs a non-empty 'result'"),
     ('{"status": "FAIL", "result": "  "}', "needs a non-empty 'result'"),
     ('{"thought": "x"}', "status: "),  # a field pydantic refused: the path is ours, the words after it pydantic's
-    ('{"status": "CONTINUE", "action": {"args": {}}}', "action.name: "),
-    ('{"status": "CONTINUE", "action": {"name": "click", "args": [1]}}', "action.args: "),
+    ('{"status": "CONTINUE", "action": {"args": {}}}', "actions.0.name: "),
+    ('{"status": "CONTINUE", "action": {"name": "click", "args": [1]}}', "actions.0.args: "),
 ])
 def test_errors_say_what_to_fix(text: str, fragment: str) -> None:
     with pytest.raises(LLMOutputParseError) as info:

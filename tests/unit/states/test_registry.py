@@ -16,7 +16,7 @@ from ufo_mobile.states import (
 
 def test_registered_mobile_states_are_found_by_name() -> None:
     manager = MobileAgentStateManager()
-    assert manager.names() == ["CONFIRM", "CONTINUE", "FAIL", "FINISH", "NONE", "TAKEOVER"]
+    assert manager.names() == ["CONFIRM", "CONTINUE", "FAIL", "FINISH", "NONE", "PENDING", "TAKEOVER"]
     assert isinstance(manager.get_state("CONTINUE"), ContinueMobileAgentState)
     assert isinstance(manager.get_state("FINISH"), FinishMobileAgentState)
     assert isinstance(manager.get_state("FAIL"), FailMobileAgentState)

@@ -11,9 +11,11 @@ from ufo_mobile.states.rulebook import MOBILE_RULES, AgentMachine
 LEGAL = {("NONE", "CONTINUE"), ("NONE", "FAIL"), ("CONTINUE", "CONTINUE"), ("CONTINUE", "FINISH"),
          ("CONTINUE", "FAIL"), ("FAIL", "FINISH"), ("FINISH", "FINISH"),
          ("CONTINUE", "TAKEOVER"), ("TAKEOVER", "CONTINUE"), ("TAKEOVER", "FAIL"),
-         ("CONTINUE", "CONFIRM"), ("CONFIRM", "CONTINUE"), ("CONFIRM", "FINISH"), ("CONFIRM", "FAIL")}
+         ("CONTINUE", "CONFIRM"), ("CONFIRM", "CONTINUE"), ("CONFIRM", "FINISH"), ("CONFIRM", "FAIL"),
+         ("CONTINUE", "PENDING"), ("PENDING", "CONTINUE"), ("PENDING", "FAIL")}
 PATH_TO = {"NONE": [], "CONTINUE": ["CONTINUE"], "FAIL": ["CONTINUE", "FAIL"], "FINISH": ["CONTINUE", "FINISH"],
-           "TAKEOVER": ["CONTINUE", "TAKEOVER"], "CONFIRM": ["CONTINUE", "CONFIRM"]}
+           "TAKEOVER": ["CONTINUE", "TAKEOVER"], "CONFIRM": ["CONTINUE", "CONFIRM"],
+           "PENDING": ["CONTINUE", "PENDING"]}
 
 
 class ListLogger:

@@ -56,8 +56,31 @@ async def test_click_with_the_wrong_text_is_refused_and_does_nothing(sim: SimDri
     switch = await wifi_page(phone, sim)
     result = await phone.act("click", index=switch - 1, text="Use Wi-Fi")
     assert not result.success
-    assert f"control {switch - 1} shows 'Wi-Fi', not 'Use Wi-Fi'" in result.summary
+    assert f"control {switch - 1} is labelled 'Wi-Fi', not 'Use Wi-Fi'" in result.summary
     assert sim.phone.state(SETTINGS)["wifi"] is False
+
+
+async def test_the_label_check_compares_whole_labels(sim: SimDriver, phone: Harness) -> None:
+    """A part of a label is not the label ("Wi-Fi" is not "Use Wi-Fi"); case and spacing do not count."""
+    switch = await wifi_page(phone, sim)
+    part = await phone.act("click", index=switch, text="Wi-Fi")
+    assert not part.success and f"control {switch} is labelled 'Use Wi-Fi', not 'Wi-Fi'" in part.summary
+    assert sim.phone.state(SETTINGS)["wifi"] is False
+    loose = await phone.act("click", index=switch, text="  use   WI-FI ")
+    assert loose.success, loose.summary
+    assert sim.phone.state(SETTINGS)["wifi"] is True
+
+
+async def test_a_clickable_rows_label_is_the_label_of_a_control_inside_it(sim: SimDriver, phone: Harness) -> None:
+    await sim.start_app(SETTINGS, ".Settings")
+    await phone.observe()
+    assert phone.ui is not None
+    label = phone.index("Bluetooth")
+    row = label - 1  # the clickable row the label sits in
+    assert phone.ui.get_element(row).node.clickable and not phone.ui.get_element(label).node.clickable
+    result = await phone.act("click", index=row, text="bluetooth")
+    assert result.success, result.summary
+    assert sim.phone.current_screen() == "bluetooth"
 
 
 async def test_click_on_a_stale_observation_is_refused(sim: SimDriver, phone: Harness) -> None:
@@ -216,7 +239,7 @@ async def test_complete_ends_the_step_in_finish_or_fail(success: bool, status: s
     assert (ctx.status, ctx.reason) == (status, "Wi-Fi is on")
     assert ctx.result is not None and ctx.result.success
     assert ("answer" in update) is success
-    assert update["action_outcomes"] is True
+    assert update["action_outcomes"] == [True]
 
 
 async def test_every_execution_drops_the_control_cache(sim: SimDriver, phone: Harness) -> None:
@@ -233,10 +256,10 @@ async def test_every_execution_drops_the_control_cache(sim: SimDriver, phone: Ha
 
 @pytest.mark.parametrize(("success", "status"), [(True, "FINISH"), (False, "FAIL")])
 async def test_complete_ends_a_run(tmp_path: Path, success: bool, status: str) -> None:
-    call = {"status": "CONTINUE", "thought": "t",
-            "action": {"name": "complete", "args": {"success": success, "message": "no fax app here"}}}
+    """CodeAct's code ends the task with complete(); the JSON reply's statuses do it in the other modes."""
+    call = f'```python\ncomplete(success={success}, message="no fax app here")\n```'
     settings = Settings(task=TaskSettings(text="send a fax"), model=ModelSettings(script=Path("unused.yaml")),
-                        logs=LogSettings(dir=tmp_path))
+                        logs=LogSettings(dir=tmp_path), mode="codeact")
     result = await Session(settings, device=FakeDriver(), model=ScriptedModel(Script(replies=[call]))).run()
     assert (result.status, result.reason if not success else result.answer, result.steps) == (
         status, "no fax app here", 1)

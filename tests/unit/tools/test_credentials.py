@@ -138,8 +138,7 @@ REPLIES = [
     {"status": "CONTINUE", "thought": "title", "action": {"name": "type_secret",
                                                            "args": {"secret_id": "notes_pw", "index": 4}}},
     {"status": "CONTINUE", "thought": "save", "action": {"name": "click", "args": {"index": 3, "text": "Save"}}},
-    {"status": "CONTINUE", "thought": "done", "action": {"name": "complete",
-                                                          "args": {"success": True, "message": "saved"}}},
+    {"status": "FINISH", "thought": "done", "result": "saved"},
 ]
 
 
