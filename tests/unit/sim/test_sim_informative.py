@@ -7,8 +7,12 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.sim.conftest import Screen
-from ufo_mobile.sim.loader import load_app_text
+from ufo_mobile.sim.loader import load_app_text, packaged_app
 from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.ui.controls import ControlKind, extract_controls
+from ufo_mobile.ui.hierarchy import parse_hierarchy
+
+SETTINGS = "com.android.settings"
 
 ROWS = """
 package: com.example.rows
@@ -70,3 +74,49 @@ def test_a_list_scrolled_to_its_end_ends_with_its_last_row_whole(rows: Screen) -
     boxes = _row_boxes(rows)
     list_bottom = rows.bounds(rows.node(rid="rows"))[3]
     assert boxes["Row 8"][3] == list_bottom and boxes["Row 8"][3] - boxes["Row 8"][1] == 200
+
+
+# -- 4. every settings switch names itself -----------------------------------------------------
+
+
+def _labels_of_switches(screen: Screen) -> list[tuple[str, str]]:
+    """(the switch's own label, the title of the row holding it or "") of every Switch on the screen."""
+    found = []
+    for row in screen.nodes():
+        for node in row:
+            if node.get("class") != "android.widget.Switch":
+                continue
+            titles = [n.get("text") for n in row.iter("node") if n.get("resource-id", "").endswith(":id/title")]
+            found.append((node.get("text") or node.get("content-desc") or "", titles[0] if len(titles) == 1 else ""))
+    return found
+
+
+@pytest.mark.parametrize("screen_name", list(packaged_app(SETTINGS).screens))
+def test_every_settings_switch_has_its_own_label(phone: SimPhone, screen_name: str) -> None:
+    phone.set_state(SETTINGS, wifi=True, bluetooth=True)
+    phone.start_app(SETTINGS, screen_name)
+    screen = Screen(phone)
+    for label, title in _labels_of_switches(screen):
+        assert label, f"{screen_name}: a switch without text or content-desc"
+        if title:
+            assert label == title
+
+
+def test_row_switches_carry_the_row_title(phone: SimPhone) -> None:
+    phone.start_app(SETTINGS, "display")
+    screen = Screen(phone)
+    assert ("Dark theme", "Dark theme") in _labels_of_switches(screen)
+    assert ("Adaptive brightness", "Adaptive brightness") in _labels_of_switches(screen)
+    switch = screen.node(cls="android.widget.Switch", desc="Dark theme")
+    assert switch.get("checked") == "false"
+    phone.start_app(SETTINGS, "main")
+    assert screen.node(cls="android.widget.Switch", desc="Airplane mode").get("checkable") == "true"
+    phone.start_app(SETTINGS, "wifi")
+    assert screen.node(cls="android.widget.Switch", text="Use Wi-Fi") is not None
+
+
+def test_an_agent_reads_the_dark_theme_switch_by_its_name(phone: SimPhone) -> None:
+    phone.start_app(SETTINGS, "display")
+    controls = extract_controls(parse_hierarchy(phone.dump_hierarchy()))
+    toggles = [c.label for c in controls if c.kind is ControlKind.TOGGLE]
+    assert "Dark theme" in toggles and "Adaptive brightness" in toggles
