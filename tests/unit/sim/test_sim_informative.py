@@ -13,6 +13,7 @@ from ufo_mobile.ui.controls import ControlKind, extract_controls
 from ufo_mobile.ui.hierarchy import parse_hierarchy
 
 SETTINGS = "com.android.settings"
+MESSAGES = "com.google.android.apps.messaging"
 
 ROWS = """
 package: com.example.rows
@@ -120,3 +121,31 @@ def test_an_agent_reads_the_dark_theme_switch_by_its_name(phone: SimPhone) -> No
     controls = extract_controls(parse_hierarchy(phone.dump_hierarchy()))
     toggles = [c.label for c in controls if c.kind is ControlKind.TOGGLE]
     assert "Dark theme" in toggles and "Adaptive brightness" in toggles
+
+
+# -- 2. a chat bubble names its sender ---------------------------------------------------------
+
+
+def test_message_bubbles_say_who_wrote_them(phone: SimPhone) -> None:
+    phone.set_state(MESSAGES, to="Alice Johnson")
+    phone.start_app(MESSAGES, "thread")
+    screen = Screen(phone)
+    bubbles = [(node.get("text"), node.get("content-desc")) for node in screen.nodes()
+               if node.get("resource-id", "").endswith(":id/message_text")]
+    assert bubbles == [("Are we still on for dinner?", "Alice Johnson said: Are we still on for dinner?"),
+                       ("Yes! Where?", "You said: Yes! Where?"),
+                       ("See you at 6!", "Alice Johnson said: See you at 6!")]
+
+
+def test_a_sent_message_is_said_by_you(phone: SimPhone) -> None:
+    phone.set_state(MESSAGES, to="Mom")
+    phone.start_app(MESSAGES, "thread")
+    screen = Screen(phone)
+    screen.tap(rid="compose_message_text")
+    phone.input_text("On my way")
+    screen.tap(desc="Send")
+    assert screen.node(text="On my way").get("content-desc") == "You said: On my way"
+    assert screen.node(text="Call me when you can").get("content-desc") == "Mom said: Call me when you can"
+    controls = extract_controls(parse_hierarchy(phone.dump_hierarchy()))
+    said = {c.label: c.description for c in controls}
+    assert said["On my way"] == "You said: On my way"
