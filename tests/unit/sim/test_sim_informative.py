@@ -149,3 +149,30 @@ def test_a_sent_message_is_said_by_you(phone: SimPhone) -> None:
     controls = extract_controls(parse_hierarchy(phone.dump_hierarchy()))
     said = {c.label: c.description for c in controls}
     assert said["On my way"] == "You said: On my way"
+
+
+# -- 3. a search that finds nothing says so ------------------------------------------------------
+
+SEARCHES = [  # package, screen, search field, a query that finds something, its row's text
+    ("com.android.contacts", "list", "search_field", "ali", "Alice Johnson"),
+    ("com.example.shop", "catalog", "search_field", "milk", "Oat milk"),
+    (MESSAGES, "new_chat", "recipient_text_view", "bob", "Bob Smith"),
+]
+
+
+@pytest.mark.parametrize(("package", "screen_name", "field", "query", "found"), SEARCHES)
+def test_a_search_without_results_says_no_results(phone: SimPhone, package: str, screen_name: str, field: str,
+                                                  query: str, found: str) -> None:
+    if package == "com.example.shop":
+        phone.install(packaged_app(package))
+    phone.start_app(package, screen_name)
+    screen = Screen(phone)
+    assert not [text for text in screen.texts() if text.startswith("No results")]
+    screen.tap(rid=field)
+    phone.input_text(query)
+    assert screen.find(text=found) is not None
+    assert not [text for text in screen.texts() if text.startswith("No results")]
+    phone.input_text("xyzzy", clear=True)
+    assert screen.find(text=found) is None
+    top = screen.bounds(screen.node(text='No results for "xyzzy"'))[1]
+    assert top >= screen.bounds(screen.node(rid=field))[3]  # under the search field
