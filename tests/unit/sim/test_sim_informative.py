@@ -4,7 +4,11 @@ sender, a search that finds nothing says so, and every settings switch carries i
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from lxml import etree
+from PIL import Image
 
 from tests.unit.sim.conftest import Screen
 from ufo_mobile.sim.loader import load_app_text, packaged_app
@@ -176,3 +180,104 @@ def test_a_search_without_results_says_no_results(phone: SimPhone, package: str,
     assert screen.find(text=found) is None
     top = screen.bounds(screen.node(text='No results for "xyzzy"'))[1]
     assert top >= screen.bounds(screen.node(rid=field))[3]  # under the search field
+
+
+# -- 1. the calendar marks, lists and finds its events -------------------------------------------
+
+CALENDAR = "com.example.calendar"
+
+
+@pytest.fixture
+def calendar(phone: SimPhone) -> Screen:
+    phone.install(packaged_app(CALENDAR))
+    phone.start_app(CALENDAR)
+    return Screen(phone)
+
+
+def _cell(screen: Screen, day: int) -> etree._Element:
+    cells = [node for node in screen.nodes() if node.get("resource-id", "").endswith(":id/day_cell")
+             and node.get("content-desc", "").partition(",")[0] == f"January {day}"]
+    assert len(cells) == 1, f"January {day}: {len(cells)} cells"
+    return cells[0]
+
+
+def _has_marker(cell: etree._Element) -> bool:
+    return any(node.get("resource-id", "").endswith(":id/event_marker") for node in cell.iter("node"))
+
+
+def test_month_cells_count_their_events_and_carry_a_marker(calendar: Screen) -> None:
+    calendar.phone.set_state(CALENDAR, events=[
+        {"title": "Yoga class", "day": 15, "hour": "18", "minute": "00"},
+        {"title": "Dentist appointment", "day": 17, "hour": "10", "minute": "30"},
+        {"title": "Car service", "day": 17, "hour": "08", "minute": "00"},
+    ])
+    assert _cell(calendar, 15).get("content-desc") == "January 15, 1 event"
+    assert _cell(calendar, 17).get("content-desc") == "January 17, 2 events"
+    assert _cell(calendar, 16).get("content-desc") == "January 16"
+    assert _has_marker(_cell(calendar, 15)) and _has_marker(_cell(calendar, 17))
+    assert not _has_marker(_cell(calendar, 16))
+    assert _cell(calendar, 17).get("clickable") == "true"
+    assert _cell(calendar, 15).get("selected") == "true" and _cell(calendar, 17).get("selected") == "false"
+
+
+def test_a_new_event_marks_its_day(calendar: Screen) -> None:
+    assert _cell(calendar, 20).get("content-desc") == "January 20"
+    calendar.tap(desc="January 20")
+    assert _cell(calendar, 20).get("selected") == "true"
+    calendar.tap(desc="Create event")
+    calendar.phone.input_text("Haircut")
+    calendar.tap(text="Save")
+    assert _cell(calendar, 20).get("content-desc") == "January 20, 1 event"
+    assert _has_marker(_cell(calendar, 20))
+
+
+def test_the_agent_reads_the_event_count_of_a_day(calendar: Screen) -> None:
+    controls = extract_controls(parse_hierarchy(calendar.phone.dump_hierarchy()))
+    labels = [c.label for c in controls]
+    assert "January 17, 1 event" in labels and "January 16" in labels
+
+
+def test_schedule_lists_every_event_in_date_order(calendar: Screen) -> None:
+    calendar.phone.set_state(CALENDAR, events=[
+        {"title": "Book club", "day": 28, "hour": "19", "minute": "30"},
+        {"title": "Dentist appointment", "day": 17, "hour": "10", "minute": "30"},
+        {"title": "Early run", "day": 17, "hour": "07", "minute": "15"},
+    ])
+    calendar.tap(desc="Schedule view")
+    titles = [n.get("text") for n in calendar.nodes() if n.get("resource-id", "").endswith(":id/event_title")]
+    when = [n.get("text") for n in calendar.nodes() if n.get("resource-id", "").endswith(":id/event_when")]
+    assert titles == ["Early run", "Dentist appointment", "Book club"]
+    assert when == ["January 17, 2025, 07:15", "January 17, 2025, 10:30", "January 28, 2025, 19:30"]
+    calendar.tap(text="Book club")
+    assert calendar.find(text="January 28, 2025 at 19:30") is not None
+
+
+def test_search_finds_events_by_title_and_says_when_it_finds_none(calendar: Screen) -> None:
+    calendar.tap(desc="Search")
+    assert calendar.node(rid="search_field").get("focused") == "true"
+    assert calendar.find(text="Team lunch") is None  # nothing before a query
+    calendar.phone.input_text("LUNCH")
+    assert calendar.find(text="Team lunch") is not None
+    assert calendar.find(text="January 22, 2025, 12:30") is not None
+    assert calendar.find(text="Yoga class") is None
+    calendar.phone.input_text("Opera", clear=True)
+    assert calendar.find(text="Team lunch") is None
+    assert calendar.find(text='No results for "Opera"') is not None
+
+
+def _darkest(screen: Screen, box: tuple[int, int, int, int]) -> int:
+    region = Image.open(io.BytesIO(screen.phone.screenshot_png())).crop(box).convert("L")
+    darkest = region.getextrema()[0]
+    assert isinstance(darkest, int)
+    return darkest
+
+
+def test_the_marker_dot_and_the_app_bar_icons_are_drawn(calendar: Screen) -> None:
+    def marker_box(day: int) -> tuple[int, int, int, int]:
+        left, _, right, bottom = calendar.bounds(_cell(calendar, day))
+        return left, bottom - 40, right, bottom  # the marker's row, under the number
+
+    assert _darkest(calendar, marker_box(17)) < 100
+    assert _darkest(calendar, marker_box(16)) > 200
+    for desc in ("Search", "Schedule view"):
+        assert _darkest(calendar, calendar.bounds(calendar.node(desc=desc))) < 100
