@@ -4,8 +4,10 @@ Layout works like a stripped-down Android LinearLayout: a node measures its natu
 from its content, columns stack children and hand the space left over to ``grow`` children, rows
 give fixed-width widgets their width and share the rest, grids fill cells, and scroll containers
 lay their content out at natural height, shift it by the scroll offset and clip it to the
-viewport. Views that end up entirely outside their parent's visible area are dropped, exactly like
-the rows a RecyclerView has not attached; visible views carry bounds clipped to what shows.
+viewport (moved on a little when the viewport would end exactly on a row boundary while more lies
+below, so the next row shows cut off, as on a real phone). Views that end up entirely outside their
+parent's visible area are dropped, exactly like the rows a RecyclerView has not attached; visible
+views carry bounds clipped to what shows.
 """
 
 from __future__ import annotations
@@ -281,11 +283,13 @@ class Layout:
     def _scrolled(self, inst: _Inst, kids: list[_Inst], inner: Rect, visible: Rect, view: View) -> list[View]:
         """Lay out scroll content at natural height, shifted by the stored offset."""
         flow = [kid for kid in kids if not _out_of_flow(kid.spec)]
-        total = sum(self._measure(kid, inner.width) for kid in flow)
+        heights = [self._measure(kid, inner.width) for kid in flow]
+        total = sum(heights)
         room = max(0, total - inner.height)
         offset = min(max(self.scroll.get(inst.key, 0), 0), room)
         if inst.spec.from_end:
             offset = room - offset
+        offset = self._peek(heights, offset, inner.height, room)
         view.content_height = total
         view.scroll_offset = offset
         view.scroll_range = room
@@ -293,6 +297,26 @@ class Layout:
         shifted = Rect(inner.left, inner.top - offset, inner.right, inner.top - offset + max(total, 1))
         clip = inner.intersect(visible) or visible
         return self._arrange(kids, "column", shifted, clip, stretch=False)
+
+    def _peek(self, heights: list[int], offset: int, viewport: int, room: int) -> int:
+        """``offset``, moved on just enough that the row under the viewport's bottom edge shows a part
+        of itself (``theme.LIST_PEEK``, or a third of the row if less) while more lies below.
+
+        Rows of fixed height in a viewport that happens to hold a whole number of them would
+        otherwise end exactly at the edge, and nothing on the screen (or in the XML) would say the
+        list goes on; a real list rarely stops there, and shows the next row cut off.
+        """
+        if offset >= room:
+            return offset  # at the end: nothing lies below
+        bottom = offset + viewport
+        top = 0
+        for height in heights:
+            if top + height > bottom:  # the first row not wholly in view
+                wanted = min(height // 3, self.px(theme.LIST_PEEK))
+                shown = bottom - top
+                return min(room, offset + wanted - shown) if shown < wanted else offset
+            top += height
+        return offset
 
     # -- one view ------------------------------------------------------------------------------
 

@@ -39,7 +39,8 @@ Node (a view)::
                                       # bubble_out, bubble_in, app_icon, avatar, button, fab
     size: 40, align: center, lines: 2  # drawing hints
     icon: "+"                         # a glyph drawn in the view (a template; not in the XML):
-                                      # < back, > send, + add, x close, else text; avatar initials
+                                      # < back, > send, + add, x close, search, list, . (a dot),
+                                      # else text; avatar initials
     layout: column                    # how children are placed: column, row, grid, stack
     columns: 4                        # grid only
     padding: 48 | [48, 24]            # all sides | [horizontal, vertical]

@@ -170,7 +170,8 @@ def _dots(canvas: Canvas, left: int, top: int, step: int, count: int, colour: st
 
 
 def draw_icon(canvas: Canvas, rect: Rect, icon: str, colour: str) -> None:
-    """Draw an icon glyph: ``<`` back arrow, ``>`` send, ``+`` add, ``x`` close, else the text."""
+    """Draw an icon glyph: ``<`` back arrow, ``>`` send, ``+`` add, ``x`` close, ``search`` a magnifier,
+    ``list`` three lines (a list view), ``.`` a dot, else the text."""
     cx, cy = rect.center
     half = max(8, min(rect.width, rect.height) // 5)
     stroke = max(3, half // 4)
@@ -187,6 +188,18 @@ def draw_icon(canvas: Canvas, rect: Rect, icon: str, colour: str) -> None:
     elif icon == "x":
         canvas.line([(cx - half, cy - half), (cx + half, cy + half)], colour, stroke)
         canvas.line([(cx - half, cy + half), (cx + half, cy - half)], colour, stroke)
+    elif icon == "search":
+        lens = half * 2 // 3
+        canvas.ellipse(Rect(cx - half, cy - half, cx - half + 2 * lens, cy - half + 2 * lens), outline=colour,
+                       width=stroke)
+        canvas.line([(cx - half + lens + lens * 7 // 10, cy - half + lens + lens * 7 // 10), (cx + half, cy + half)],
+                    colour, stroke)
+    elif icon == "list":
+        for dy in (-half * 2 // 3, 0, half * 2 // 3):
+            canvas.line([(cx - half, cy + dy), (cx + half, cy + dy)], colour, stroke)
+    elif icon == ".":
+        dot = max(3, min(rect.width, rect.height) // 6)
+        canvas.ellipse(Rect(cx - dot, cy - dot, cx + dot, cy + dot), fill=colour)
     else:
         draw_text(canvas, rect, icon, half * 2, colour, align="center", max_lines=1)
 

@@ -35,6 +35,9 @@ BUBBLE_STYLES = frozenset({"bubble_out", "bubble_in"})
 BUBBLE_PAD = 28
 BUBBLE_MARGIN = 32
 BUBBLE_GAP = 16
+#: The most of the next row a scroll container shows below its last whole row when more lies below
+#: (a third of the row if that is less), so a list never ends on a row boundary while it goes on.
+LIST_PEEK = 64
 
 
 def bubble_text_width(row_width: int, scale: float) -> int:

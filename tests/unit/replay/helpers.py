@@ -29,8 +29,8 @@ WIFI_ROW = """          - class: android.widget.LinearLayout
               - {id: title, text: Wi-Fi, style: title}
               - {id: summary, text: "{wifi?On:Off}", style: secondary}
 """
-AIRPLANE_ROW_END = """              - {class: android.widget.Switch, id: switch_widget, bind: airplane_mode, height: 96,
-                 clickable: false, focusable: false}
+AIRPLANE_ROW_END = """              - {class: android.widget.Switch, id: switch_widget, desc: Airplane mode,
+                 bind: airplane_mode, height: 96, clickable: false, focusable: false}
 """
 NETWORK_ROW = """          - class: android.widget.LinearLayout
             padding: [48, 36]
