@@ -21,6 +21,7 @@ from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.errors import DeviceError, RunWriteError
 from ufo_mobile.llm.base import ChatModel
+from ufo_mobile.llm.reply import ActionCall
 from ufo_mobile.llm.structured import OutputSpec, load_output_spec
 from ufo_mobile.memory.records import StepRecord
 from ufo_mobile.memory.reducers import apply_update
@@ -193,6 +194,8 @@ class MobileAgent(BasicAgent):
             self.fail_with("CONFIRM without an action waiting for approval")
             return
         action = actions[index]
+        if ctx.extra.get("pending_call") is not None:  # CodeAct: the call the code stopped at, not the whole code
+            action = ActionCall.model_validate(ctx.extra["pending_call"])
         person = PersonInTheLoop(self.operator, self.settings.human.timeout_seconds, context)
         why = str(ctx.extra.get("confirm_why", ""))
         answer = await person.confirm(ConfirmRequest(context.run_id, ctx.step, action.render(),

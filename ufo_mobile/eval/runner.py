@@ -52,7 +52,7 @@ class TaskOutcome:
     answer: str
     passed: bool
     why: str
-    steps: int
+    steps: int  # of the step budget: actions on the phone and the final answer (RunResult.steps_used)
     budget: int
     duration_seconds: float
     prompt_tokens: int
@@ -61,7 +61,7 @@ class TaskOutcome:
     run_id: str
     run_dir: Path
     outcome: str = ""  # success, failed, or needs_person (RunResult.outcome)
-    steps_used: int = 0  # of the step budget: actions on the phone and the final answer
+    turns: int = 0  # the run's recorded steps (each model turn: in reasoning mode the planner's too)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -152,10 +152,10 @@ async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | 
     return TaskOutcome(
         task_id=instance.task.id, seed=instance.seed, kind=instance.task.kind, text=instance.text,
         params=instance.params, status=str(result.status), reason=result.reason, answer=result.answer,
-        passed=verdict.passed, why=verdict.why, steps=result.steps, budget=instance.task.spec.budget,
+        passed=verdict.passed, why=verdict.why, steps=result.steps_used, budget=instance.task.spec.budget,
         duration_seconds=result.duration_seconds, prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens, cost_usd=result.cost_usd, run_id=result.run_id,
-        run_dir=result.run_dir, outcome=result.outcome, steps_used=result.steps_used)
+        run_dir=result.run_dir, outcome=result.outcome, turns=result.steps)
 
 
 def agent_gave_up(result: RunResult) -> bool:

@@ -51,35 +51,38 @@ class StepRecord(BaseModel):
     raw_reply: str = ""
     timings: dict[str, float] = Field(default_factory=dict)
 
-    def to_messages(self, change: str = "") -> list[ChatMessage]:
+    def to_messages(self, change: str = "", turn: int | None = None) -> list[ChatMessage]:
         """The assistant's reply as sent, then what came of it (and of the screen: ``change``)."""
         messages: list[ChatMessage] = []
         if self.raw_reply:
             messages.append(ChatMessage(role="assistant", content=self.raw_reply, id=f"step-{self.step}-reply"))
-        messages.append(ChatMessage(role="user", content=self.outcome_text(change), id=f"step-{self.step}-outcome"))
+        messages.append(ChatMessage(role="user", content=self.outcome_text(change, turn),
+                                    id=f"step-{self.step}-outcome"))
         return messages
 
-    def outcome_text(self, change: str = "") -> str:
-        """What came of the turn, as the model reads it; ``change``: what its actions did to the screen."""
+    def outcome_text(self, change: str = "", turn: int | None = None) -> str:
+        """What came of the turn, as the model reads it; ``change``: what its actions did to the screen;
+        ``turn``: the turn's number among the reader's own (the budget counts actions, not turns)."""
+        label = f"Turn {turn if turn is not None else self.step}"
         if self.status == "TAKEOVER" and self.summary:
-            return f"Step {self.step}: you asked a person to take over ({self.reason}); {self.summary}"
+            return f"{label}: you asked a person to take over ({self.reason}); {self.summary}"
         if self.status == "PENDING" and self.summary:
-            return f"Step {self.step}: you asked the user: {self.reason}; {self.summary}"
+            return f"{label}: you asked the user: {self.reason}; {self.summary}"
         if self.error:
-            return f"Step {self.step} failed before acting: {self.error}"
+            return f"{label} failed before acting: {self.error}"
         if self.action is None:
-            return f"Step {self.step}: no action ({self.status})."
+            return f"{label}: no action ({self.status})."
         outcomes = self.outcomes or [ActionOutcome(action=self.action_text, success=bool(self.success),
                                                    summary=self.summary)]
         if len(outcomes) == 1:
-            text = f"Step {self.step}: action {outcomes[0].text()}"
+            text = f"{label}: action {outcomes[0].text()}"
         else:
-            text = f"Step {self.step}: {len(outcomes)} actions:\n" + "\n".join(f"- {o.text()}" for o in outcomes)
+            text = f"{label}: {len(outcomes)} actions:\n" + "\n".join(f"- {o.text()}" for o in outcomes)
         return text + (f"\nThen on the screen: {change}" if change else "")
 
-    def short_text(self, change: str = "") -> str:
+    def short_text(self, change: str = "", turn: int | None = None) -> str:
         """One line for an older turn: its actions and outcome, what the model noted, what changed."""
-        line = f"- step {self.step}: {self.action_text or self.status}"
+        line = f"- turn {turn if turn is not None else self.step}: {self.action_text or self.status}"
         if self.action is not None:
             line += f" -> {'ok' if self.success else 'failed'}"
         if self.observation:
@@ -106,11 +109,11 @@ def render_history(records: Sequence[StepRecord], limit: int,
     older = records[: len(records) - len(kept)]
     messages: list[ChatMessage] = []
     if older:
-        lines = [r.short_text(changes.get(str(r.step), "")) for r in older]
-        messages.append(ChatMessage(role="user", content="Earlier steps, in short:\n" + "\n".join(lines),
+        lines = [r.short_text(changes.get(str(r.step), ""), n) for n, r in enumerate(older, 1)]
+        messages.append(ChatMessage(role="user", content="Earlier turns, in short:\n" + "\n".join(lines),
                                     id="history-summary"))
-    for record in kept:
-        messages.extend(record.to_messages(changes.get(str(record.step), "")))
+    for n, record in enumerate(kept, len(older) + 1):
+        messages.extend(record.to_messages(changes.get(str(record.step), ""), n))
     return messages
 
 

@@ -145,7 +145,7 @@ class ActionExecution:
                 outcomes.append(ActionOutcome(action=action.render(), success=False, summary=why, ran=False))
                 continue
             if i > start:
-                moved = await self._screen_moved(action_ctx, obs.ui_state, action, ctx, i)
+                moved, action = await self._screen_moved(action_ctx, obs.ui_state, action, ctx, i)
                 if moved:
                     stop = moved
                     outcomes.append(ActionOutcome(action=action.render(), success=False, summary=moved, ran=False))
@@ -205,12 +205,13 @@ class ActionExecution:
                                    "FAIL and say so")
 
     async def _screen_moved(self, action_ctx: ActionContext, first: UIState, action: ActionCall, ctx: StepContext,
-                            i: int) -> str:
-        """Why the chain stops before ``action`` (the screen changed under it), or ''. On success the
-        tools act on the screen as it is now (its numbers are the model's, checked)."""
+                            i: int) -> tuple[str, ActionCall]:
+        """Why the chain stops before ``action`` (the screen changed under it), or '', and the action to
+        run: the same control only renumbered (same class, name and place) is acted on under its new
+        number. On success the tools act on the screen as it is now."""
         wanted = _target(first, action)
         if wanted is None or self.state_provider is None:
-            return ""
+            return "", action
         identity = _identity(wanted)
         for attempt in (1, 2):
             try:
@@ -218,17 +219,21 @@ class ActionExecution:
                     observation_id=f"{first.observation_id}-{i}.{attempt}",
                     screen_size=(first.screen_width, first.screen_height))
             except UfoMobileError as exc:
-                return f"the screen could not be read again before it ({exc})"
+                return f"the screen could not be read again before it ({exc})", action
             found = _target(now, action)
+            same = [c for c in now.elements if _identity(c) == identity and c.bounds == wanted.bounds]
+            if (found is None or _identity(found) != identity) and len(same) == 1 and "index" in action.args:
+                action = action.model_copy(update={"args": {**action.args, "index": same[0].index}})
+                found = same[0]
             if found is not None and _identity(found) == identity:
                 action_ctx.ui, action_ctx.observation_id = now, now.observation_id
                 self.device.observe(now.observation_id)
-                return ""
+                return "", action
             if attempt == 1:
                 await self._sleep(CHAIN_SETTLE_SECONDS)
         shown = (f"{found.short_class} {(found.label or found.description)!r}" if found is not None
                  else "nothing")
-        return f"the screen changed before it: its control is now {shown}, not {identity[1]!r}"
+        return f"the screen changed before it: its control is now {shown}, not {identity[1]!r}", action
 
     def _account(self, ctx: StepContext, action: ActionCall, i: int, result: ActionResult,
                  update: dict[str, Any]) -> None:

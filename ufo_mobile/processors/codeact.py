@@ -65,14 +65,19 @@ def describe(run: CodeRun, results: list[tuple[ActionCall, ActionResult]]) -> st
     """What the code did, as the model reads it next turn: each call and its outcome, then the
     sandbox's own account (refusal, error, output)."""
     lines = [f"{call.render()} -> {'ok' if result.success else 'FAILED'}: {result.summary}" for call, result in results]
-    return "\n".join([*lines, run.render()]).strip() or "the code ran and called nothing"
+    tail = run.render()
+    stop = next((c for c in reversed(run.calls) if c.stopped), None)
+    if run.stopped and stop is not None and tail == "Stopped by a tool.":  # say where, and why, the code stopped
+        said = stop.result in (None, *(r.summary for _, r in results))
+        tail = "" if said else f"The code stopped at {stop.name}(): {stop.result}"
+    return "\n".join([*lines, tail]).strip() or "the code ran and called nothing"
 
 
-def _turn_text(record: StepRecord, changes: Mapping[str, str]) -> str:
+def _turn_text(record: StepRecord, changes: Mapping[str, str], turn: int) -> str:
     code = record.action.get("args", {}).get("code", "") if record.action else ""
     change = changes.get(str(record.step), "")
     body = f"```python\n{code}\n```\nWhat it did:\n{record.summary or record.error or record.status}"
-    return f"Step {record.step}:\n{body}" + (f"\nThen on the screen: {change}" if change else "")
+    return f"Turn {turn}:\n{body}" + (f"\nThen on the screen: {change}" if change else "")
 
 
 class CodeActInteraction(LLMInteraction):
@@ -96,8 +101,8 @@ class CodeActInteraction(LLMInteraction):
         turns = [r for r in shared.step_records if r.agent == ctx.agent_name]
         full, older = turns[-FULL_TURNS:], turns[:-FULL_TURNS]
         changes = shared.screen_changes
-        history = "\n".join(r.short_text(changes.get(str(r.step), "")) for r in older)
-        latest = "\n\n".join(_turn_text(r, changes) for r in full)
+        history = "\n".join(r.short_text(changes.get(str(r.step), ""), n) for n, r in enumerate(older, 1))
+        latest = "\n\n".join(_turn_text(r, changes, n) for n, r in enumerate(full, len(older) + 1))
         return compose([
             t.render("budget", budget=ctx.budget().line()),
             t.render("memory", memory="\n".join(f"- {m}" for m in shared.memory[-20:])) if shared.memory else "",
@@ -279,9 +284,11 @@ class CodeExecution(ActionExecution):
         refused, through the ordinary action phase; the step's result tells both parts."""
         pending = ActionCall.model_validate(ctx.extra["pending_call"])
         code_result = str(ctx.extra.get("code_result", ""))
+        code = ctx.actions
         ctx.set_actions([pending])
         ctx.extra["pending"] = 0
         update = dict(await super().run(ctx) or {})
+        ctx.set_actions(code)  # the step's record keeps the code
         if ctx.result is not None:
             ctx.result = ActionResult(ctx.result.success, f"{code_result}\n{pending.render()} (after the approval "
                                                           f"step) -> {ctx.result.summary}"[:SUMMARY_CHARS])

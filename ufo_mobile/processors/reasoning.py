@@ -42,11 +42,12 @@ def recent_outcomes(ctx: StepContext, *, own: bool = False, limit: int = RECENT)
     reads its own actions, each with the subgoal it served)."""
     answered = MobileAgentStatus.PENDING  # a question and its answer are every agent's to read
     records = [r for r in ctx.shared.step_records
-               if (r.agent == ctx.agent_name) == own or (r.status == answered and r.summary)][-limit:]
+               if (r.agent == ctx.agent_name) == own or (r.status == answered and r.summary)]
+    first = max(len(records) - limit, 0)
     changes = ctx.shared.screen_changes
     lines = []
-    for r in records:
-        line = r.outcome_text(changes.get(str(r.step), "")).replace("\n", "\n  ")
+    for n, r in enumerate(records[first:], first + 1):  # numbered among these turns: the budget counts actions
+        line = r.outcome_text(changes.get(str(r.step), ""), n).replace("\n", "\n  ")
         lines.append(f"- {line}" + (f"\n  (for the subgoal: {r.subgoal})" if own and r.subgoal else ""))
     return "\n".join(lines)
 

@@ -97,9 +97,11 @@ def _state_changes(before: list[Any], after: list[Any], name: str) -> list[str]:
 
 
 def _scrolled(before: dict[tuple[str, str, int], list[Any]], after: dict[tuple[str, str, int], list[Any]]) -> str:
-    """'the list scrolled down' when most controls on both screens moved the same way."""
+    """'the content scrolled down' when most controls on both screens moved the same way (a text
+    that moved to another row is no scroll)."""
     moves: Counter[str] = Counter()
-    for key in before.keys() & after.keys():
+    common = before.keys() & after.keys()
+    for key in common:
         dy = int(after[key][4][1]) - int(before[key][4][1])
         dx = int(after[key][4][0]) - int(before[key][4][0])
         if dx or dy:
@@ -107,7 +109,7 @@ def _scrolled(before: dict[tuple[str, str, int], list[Any]], after: dict[tuple[s
     if not moves:
         return ""
     direction, count = moves.most_common(1)[0]
-    if count < 2:
+    if count < max(2, len(common) // 2):
         return ""
     # content moving up means the list was scrolled down (toward what lies below)
     return {"up": "the content scrolled down", "down": "the content scrolled up",
@@ -124,14 +126,14 @@ def describe_change(before: dict[str, Any], after: dict[str, Any]) -> str:
     old, new = _keyed(before.get("controls") or []), _keyed(after.get("controls") or [])
     for key in [k for k in new if k in old]:
         parts.extend(_state_changes(old[key], new[key], key[1]))
-    scrolled = _scrolled(old, new)
-    if scrolled:
-        parts.append(scrolled)
     appeared = [k for k in new if k not in old]
     gone = [k for k in old if k not in new]
     if old and len(gone) > NEW_SCREEN * len(old):  # most of it went: another page, another app
         parts.append(f"a different screen, showing: {_listed(appeared) or 'no named control'}")
     else:
+        scrolled = _scrolled(old, new)
+        if scrolled:
+            parts.append(scrolled)
         if _listed(appeared):
             parts.append(f"appeared: {_listed(appeared)}")
         if _listed(gone):

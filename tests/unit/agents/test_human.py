@@ -187,7 +187,8 @@ async def test_the_prompt_says_before_acting_whether_a_person_can_approve(tmp_pa
     _, model = await run(tmp_path, [DONE], human=human)
     system = " ".join(model.calls[0][0].text().split())
     assert "Nobody can be reached during this run." in system and says in system
-    assert "The request is the approval for what it names, and for nothing more" in system
+    assert ("When the user's request asks for exactly that action, the request is the approval: do the action "
+            "unmarked") in system
     _, model = await run(tmp_path / "p", [DONE], CallbackOperator(confirm=lambda r: ConfirmAnswer(True)))
     assert "A person can be reached during this run" in " ".join(model.calls[0][0].text().split())
 

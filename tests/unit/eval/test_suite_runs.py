@@ -124,7 +124,7 @@ async def test_a_run_that_stops_for_a_person_is_counted_apart_from_failures(tmp_
     outcome = await run_task(TASKS["clock-turn-off"].instantiate(0), log_dir=tmp_path,
                              model=ScriptedModel(Script(replies=[ask])), settings=settings, driver=StillSimDriver)
     assert (outcome.status, outcome.outcome, outcome.passed) == ("FAIL", "needs_person", False)
-    assert "Which alarm do you mean?" in outcome.reason and outcome.steps_used == 0
+    assert "Which alarm do you mean?" in outcome.reason and outcome.steps == 0
     oracle = await run_task(TASKS["clock-turn-off"].instantiate(0), log_dir=tmp_path / "o",
                             model=oracle_model(TASKS["clock-turn-off"].instantiate(0)), settings=settings,
                             driver=StillSimDriver)

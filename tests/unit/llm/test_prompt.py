@@ -125,10 +125,10 @@ def test_the_answer_schema_the_black_screenshot_and_the_history_present_and_abse
     assert len([p for p in user.content if isinstance(p, ImagePart)]) == (0 if blocked else 1)
     # bounded: the last two steps as they were, the two before them in one line each that keeps what
     # the model saw and what changed on the screen
-    expected = ["Earlier steps, in short:\n- step 1: wait(n=1) -> ok; you saw: the event starts at 10:30\n"
-                "- step 2: wait(n=2) -> ok; then: a dialog 'Delete event?' appeared",
-                '{"step": 3}', "Step 3: action wait(n=3) succeeded: waited 3 s",
-                '{"step": 4}', "Step 4: action wait(n=4) succeeded: waited 4 s\nThen on the screen: nothing on the "
+    expected = ["Earlier turns, in short:\n- turn 1: wait(n=1) -> ok; you saw: the event starts at 10:30\n"
+                "- turn 2: wait(n=2) -> ok; then: a dialog 'Delete event?' appeared",
+                '{"step": 3}', "Turn 3: action wait(n=3) succeeded: waited 3 s",
+                '{"step": 4}', "Turn 4: action wait(n=4) succeeded: waited 4 s\nThen on the screen: nothing on the "
                 "screen changed"] if history else []
     assert [m.text() for m in past] == expected
 
