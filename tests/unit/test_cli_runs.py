@@ -87,19 +87,20 @@ async def test_demo_turns_wifi_on_in_the_simulator(tmp_path: Path) -> None:
     assert 'checked="true"' in (await driver.get_ui_tree())
 
 
-@pytest.mark.parametrize(("task", "steps", "reason"), [
-    ("fail_model.yaml", 2, "no fax app is installed on this phone"),
-    ("out_of_steps.yaml", 3, "reached the step limit (3 steps) without finishing"),
-    ("malformed.yaml", 2, "llm_interaction failed: the model's reply was invalid twice: "
-                          "the JSON object in the reply is not closed"),
-    ("unknown_status.yaml", 2, "the model answered with unknown status 'DONE' (expected one of CONTINUE, FINISH, "
-                               "FAIL, PENDING, TAKEOVER)"),
+@pytest.mark.parametrize(("task", "steps", "said", "reason"), [
+    ("fail_model.yaml", 2, "2 steps", "no fax app is installed on this phone"),
+    # the third action asked for did not run: the last step of the budget is the answer's
+    ("out_of_steps.yaml", 3, "2 steps (3 turns)", "reached the step limit (3 steps) without finishing"),
+    ("malformed.yaml", 2, "1 step (2 turns)", "llm_interaction failed: the model's reply was invalid twice: "
+                                              "the JSON object in the reply is not closed"),
+    ("unknown_status.yaml", 2, "1 step (2 turns)", "the model answered with unknown status 'DONE' (expected one "
+                                                   "of CONTINUE, FINISH, FAIL, PENDING, TAKEOVER)"),
 ])
-def test_failing_tasks_end_in_fail_with_reason_and_steps_on_disk(tmp_path: Path, task: str, steps: int,
+def test_failing_tasks_end_in_fail_with_reason_and_steps_on_disk(tmp_path: Path, task: str, steps: int, said: str,
                                                                    reason: str) -> None:
     code, out = run_cli("run", str(TASKS / task), "--log-dir", str(tmp_path))
     assert code == 1, out
-    assert f"FAIL after {steps} steps" in out and reason in out
+    assert f"FAIL after {said} in " in out and reason in out
     run_dir = only_run_dir(tmp_path)
     result = json.loads((run_dir / "run.json").read_text())
     assert (result["status"], result["outcome"], result["reason"], result["steps"]) == ("FAIL", "failed", reason,

@@ -119,8 +119,11 @@ class Console:
 
     def summary(self, result: dict[str, Any]) -> str:
         """The closing lines, from a ``RunResult.to_json()`` or a ``run.json``."""
-        steps = int(result.get("steps") or 0)
+        turns = int(result.get("steps") or 0)
+        steps = int(result["steps_used"]) if result.get("steps_used") is not None else turns
         head = f"{result.get('status')} after {steps} step{'s' if steps != 1 else ''}"
+        if turns != steps:  # the budget counts actions and the answer; the model was asked more often
+            head += f" ({turns} turn{'s' if turns != 1 else ''})"
         if result.get("duration_seconds") is not None:
             head += f" in {float(result['duration_seconds']):.1f} s"
         detail = self.safe(str(result.get("answer") or result.get("reason") or ""), DETAIL_LIMIT)

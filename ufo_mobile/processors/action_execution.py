@@ -23,6 +23,7 @@ An action's ``ActionResult.state_update`` (``remember``) is merged into the shar
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -144,13 +145,20 @@ class ActionExecution:
                                else "the step budget keeps its last step for the final answer")
                 outcomes.append(ActionOutcome(action=action.render(), success=False, summary=why, ran=False))
                 continue
+            renumbered = ""
             if i > start:
-                moved, action = await self._screen_moved(action_ctx, obs.ui_state, action, ctx, i)
+                moved, now = await self._screen_moved(action_ctx, obs.ui_state, action, ctx, i)
                 if moved:
                     stop = moved
                     outcomes.append(ActionOutcome(action=action.render(), success=False, summary=moved, ran=False))
                     continue
+                if now.args.get("index") != action.args.get("index"):
+                    renumbered = (f" (its control was renumbered from {action.args.get('index')} to "
+                                  f"{now.args.get('index')} by the earlier actions)")
+                action = now
             result = await self._gate_and_run(ctx, action_ctx, action, i, decision, update)
+            if result is not None and renumbered:
+                result = dataclasses.replace(result, summary=result.summary + renumbered)
             if result is None:  # waits for a person (CONFIRM), or the run stops for one
                 break
             outcomes.append(ActionOutcome(action=action.render(), success=result.success, summary=result.summary))

@@ -35,6 +35,7 @@ from ufo_mobile.processors.action_execution import ActionExecution
 from ufo_mobile.processors.confirm import Attendance, ConfirmPolicy, signature
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.processors.llm_interaction import LLMInteraction, app_list
+from ufo_mobile.safe_text import cut_to
 from ufo_mobile.sandbox import CodeRun, SandboxLimits, Stop, run_codeact
 from ufo_mobile.settings import AgentSettings, CodeActSettings
 from ufo_mobile.status import NEEDS_PERSON, MobileAgentStatus
@@ -241,7 +242,7 @@ class CodeExecution(ActionExecution):
         """The step's result and shared-state update from the run and its calls."""
         obs = ctx.observation
         ok = run.ok and all(r.success for _, r in results)
-        ctx.result = ActionResult(ok, describe(run, results)[:SUMMARY_CHARS])
+        ctx.result = ActionResult(ok, cut_to(describe(run, results), SUMMARY_CHARS))
         ctx.extra["code_run"] = {"refused": run.refused, "error": run.error, "timed_out": run.timed_out,
                                  "calls": [{"name": c.name, "args": list(c.args), "kwargs": dict(c.kwargs),
                                             "result": c.result, "error": c.error} for c in run.calls],
@@ -290,8 +291,8 @@ class CodeExecution(ActionExecution):
         update = dict(await super().run(ctx) or {})
         ctx.set_actions(code)  # the step's record keeps the code
         if ctx.result is not None:
-            ctx.result = ActionResult(ctx.result.success, f"{code_result}\n{pending.render()} (after the approval "
-                                                          f"step) -> {ctx.result.summary}"[:SUMMARY_CHARS])
+            ctx.result = ActionResult(ctx.result.success, cut_to(f"{code_result}\n{pending.render()} (approved) -> "
+                                                                 f"{ctx.result.summary}", SUMMARY_CHARS))
         return update
 
     def action_context(self, ctx: StepContext, obs: Observation) -> ActionContext:

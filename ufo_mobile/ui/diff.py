@@ -97,23 +97,42 @@ def _state_changes(before: list[Any], after: list[Any], name: str) -> list[str]:
 
 
 def _scrolled(before: dict[tuple[str, str, int], list[Any]], after: dict[tuple[str, str, int], list[Any]]) -> str:
-    """'the content scrolled down' when most controls on both screens moved the same way (a text
-    that moved to another row is no scroll)."""
-    moves: Counter[str] = Counter()
+    """'the content scrolled down' when most controls on both screens moved by the same distance, as
+    a list's rows do (a text that moved to another row, or a few controls a new screen shares with the
+    old one at other places, is no scroll)."""
+    shifts: Counter[tuple[int, int]] = Counter()
     common = before.keys() & after.keys()
     for key in common:
-        dy = int(after[key][4][1]) - int(before[key][4][1])
         dx = int(after[key][4][0]) - int(before[key][4][0])
+        dy = int(after[key][4][1]) - int(before[key][4][1])
         if dx or dy:
-            moves[("up" if dy < 0 else "down") if abs(dy) >= abs(dx) else ("left" if dx < 0 else "right")] += 1
-    if not moves:
+            shifts[(dx, dy)] += 1
+    if not shifts:
         return ""
-    direction, count = moves.most_common(1)[0]
+    (dx, dy), count = shifts.most_common(1)[0]
     if count < max(2, len(common) // 2):
         return ""
+    direction = ("up" if dy < 0 else "down") if abs(dy) >= abs(dx) else ("left" if dx < 0 else "right")
     # content moving up means the list was scrolled down (toward what lies below)
     return {"up": "the content scrolled down", "down": "the content scrolled up",
             "left": "the content scrolled right", "right": "the content scrolled left"}[direction]
+
+
+def _moved(old: dict[tuple[str, str, int], list[Any]], new: dict[tuple[str, str, int], list[Any]]) -> list[str]:
+    """Named controls that moved on a screen that did not scroll, each with the control it now sits
+    beside ('Connected' going from one network's row to another's): "'Connected' is now by 'Cafe'"."""
+    def middle(box: list[Any]) -> float:
+        return (int(box[1]) + int(box[3])) / 2
+
+    still = [k for k in new if k in old and old[k][4] == new[k][4] and k[1]]
+    lines = []
+    for key in [k for k in new if k in old and old[k][4] != new[k][4] and k[1]][:LISTED]:
+        box = new[key][4]
+        reach = 1.5 * (int(box[3]) - int(box[1]))  # the same row: its neighbour within a line and a half
+        near = sorted((abs(middle(new[k][4]) - middle(box)), n, k) for n, k in enumerate(still))
+        beside = near[0][2] if near and near[0][0] <= reach else None
+        lines.append(f"{_quote(key[1])} is now by {_quote(beside[1])}" if beside else f"{_quote(key[1])} moved")
+    return lines
 
 
 def describe_change(before: dict[str, Any], after: dict[str, Any]) -> str:
@@ -128,12 +147,17 @@ def describe_change(before: dict[str, Any], after: dict[str, Any]) -> str:
         parts.extend(_state_changes(old[key], new[key], key[1]))
     appeared = [k for k in new if k not in old]
     gone = [k for k in old if k not in new]
-    if old and len(gone) > NEW_SCREEN * len(old):  # most of it went: another page, another app
-        parts.append(f"a different screen, showing: {_listed(appeared) or 'no named control'}")
+    if old and len(gone) > NEW_SCREEN * len(old):  # most of it went: another page, another app, a filtered list
+        if _listed(appeared):
+            parts.append(f"a different screen, showing: {_listed(appeared)}")
+        else:
+            parts.append(f"most of the screen went away; still there: {_listed(list(new)) or 'no named control'}")
     else:
         scrolled = _scrolled(old, new)
         if scrolled:
             parts.append(scrolled)
+        else:
+            parts.extend(_moved(old, new))
         if _listed(appeared):
             parts.append(f"appeared: {_listed(appeared)}")
         if _listed(gone):

@@ -206,4 +206,10 @@ async def test_a_chained_control_that_only_got_a_new_number_is_acted_on(tmp_path
     outcomes = steps(result)[1]["outcomes"]
     assert [(o["ran"], o["success"]) for o in outcomes] == [(True, True), (True, True)], outcomes
     assert outcomes[1]["action"] == "click(index=41, text='Create event')"
+    assert outcomes[1]["summary"].endswith("(its control was renumbered from 44 to 41 by the earlier actions)")
     assert driver.phone.current_screen() == "edit"  # the new event's form
+
+
+async def test_what_changed_names_a_status_that_moved_to_another_row(tmp_path: Path) -> None:
+    _, model, _ = await run(tmp_path, [OPEN, WIFI_ROW, SWITCH, act(call("click", index=7)), DONE])
+    assert "Then on the screen: 'Connected' is now by 'CoffeeShop_Guest'; appeared: 'Saved'" in everything(model, 4)

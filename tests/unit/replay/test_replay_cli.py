@@ -48,7 +48,7 @@ def test_a_mismatch_exits_1_with_the_report_one_line_per_item(demo: RunResult, t
     code, out = run_cli("replay", str(demo.run_dir), "--log-dir", str(tmp_path / "r"), "--quiet")
     assert code == 1
     lines = out.splitlines()
-    assert lines[1].startswith("FAIL after 2 steps in ")
+    assert lines[1].startswith("FAIL after 1 step (2 turns) in ")
     assert "replay stopped at step 2 (recorded step 2): the control the action names is not on" in lines[1]
     assert lines[2] == f"replay of run {demo.run_id}: 1 of 4 recorded steps replayed, stopped at step 2"
     assert lines[3:7] == ["  step: recorded step 2 (MobileAgent): click(index=3, text='Wi-Fi')",

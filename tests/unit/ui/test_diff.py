@@ -51,8 +51,27 @@ def test_a_text_that_moved_to_another_row_is_no_scroll() -> None:
              row("TextView", "Connected", 150), row("TextView", "Cafe", 200), row("TextView", "Open", 250)]
     line = describe_change(screen(*before), screen(*after))
     assert "scrolled" not in line and "appeared: 'Saved'" in line and "went away: 'Secured'" in line
+    assert "'Connected' is now by 'Office-5G'" in line
 
 
 def test_the_app_and_the_keyboard() -> None:
     line = describe_change(screen(*WIFI_PAGE), screen(*WIFI_PAGE, app="com.example.notes", keyboard=True))
     assert line == "the app in front is now com.example.notes (was com.android.settings); the keyboard opened"
+
+
+def test_controls_a_new_screen_shares_at_other_places_are_no_scroll() -> None:
+    names = ["Title", "Search", "A", "B", "C", "D", "E", "F", "G", "Start chat"]
+    before = [row("TextView", name, 100 * i) for i, name in enumerate(names)]
+    after = [row("TextView", "Title", 0), row("TextView", "Search", 100), row("TextView", "A", 700),
+             row("TextView", "B", 1100), row("TextView", "Start chat", 150), row("EditText", "To", 300),
+             row("TextView", "Top contacts", 400)]
+    line = describe_change(screen(*before), screen(*after))
+    assert "scrolled" not in line and "appeared: 'To', 'Top contacts'" in line
+
+
+def test_a_filtered_list_says_what_is_still_there() -> None:
+    before = [row("EditText", "Search", 0)] + [row("TextView", name, 100 * i) for i, name in
+                                               enumerate(["Apples", "Bananas", "Greek yogurt", "Milk", "Bread"], 1)]
+    after = [row("EditText", "Search", 0, text="yog"), row("TextView", "Greek yogurt", 100)]
+    line = describe_change(screen(*before), screen(*after))
+    assert line.endswith("most of the screen went away; still there: 'Search', 'Greek yogurt'")
