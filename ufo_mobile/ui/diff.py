@@ -16,6 +16,7 @@ from typing import Any
 
 from ufo_mobile.safe_text import printable
 from ufo_mobile.ui.controls import Control, ControlKind
+from ufo_mobile.ui.format import control_flags
 from ufo_mobile.ui.state import UIState
 
 LABEL_CHARS = 40   # of a label quoted in a change line
@@ -24,18 +25,12 @@ MAX_CHARS = 600    # the whole line
 NEW_SCREEN = 0.6   # the share of the controls that went away past which it is another screen
 
 
+_WATCHED = {"check=on": "on", "check=off": "off", "selected": "selected", "focused": "focused",
+            "disabled": "disabled"}  # the screen list's flags whose change is worth a line
+
+
 def _flags(control: Control) -> str:
-    node = control.node
-    flags = []
-    if node.checkable:
-        flags.append("on" if node.checked else "off")
-    if control.selected:
-        flags.append("selected")
-    if control.focused:
-        flags.append("focused")
-    if not node.enabled:
-        flags.append("disabled")
-    return ",".join(flags)
+    return ",".join(_WATCHED[f] for f in control_flags(control) if f in _WATCHED)
 
 
 def _name(control: Control) -> str:
