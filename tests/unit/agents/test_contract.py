@@ -213,3 +213,36 @@ async def test_a_chained_control_that_only_got_a_new_number_is_acted_on(tmp_path
 async def test_what_changed_names_a_status_that_moved_to_another_row(tmp_path: Path) -> None:
     _, model, _ = await run(tmp_path, [OPEN, WIFI_ROW, SWITCH, act(call("click", index=7)), DONE])
     assert "Then on the screen: 'Connected' is now by 'CoffeeShop_Guest'; appeared: 'Saved'" in everything(model, 4)
+
+
+async def test_the_manager_asks_the_user_and_reads_the_answer(tmp_path: Path) -> None:
+    from ufo_mobile.agents.human import AskAnswer, CallbackOperator
+
+    ask = "<thought>Which one?</thought>\n<ask_user>Which network should I join?</ask_user>"
+    final = '<thought>t</thought>\n<request_accomplished success="false">not needed</request_accomplished>'
+    model = ScriptedModel(Script(replies=[ask, final]))
+    operator = CallbackOperator(ask=lambda r: AskAnswer(True, "HomeNet"))
+    result = await Session(settings(tmp_path, "reasoning"), device=SimDriver(), model=model, operator=operator).run()
+    assert result.status == "FAIL" and result.outcome == "failed"  # the manager's own answer, after the reply
+    seen = everything(model, 1)
+    assert "Which network should I join?" in seen and "HomeNet" in seen
+    alone, _, _ = await run(tmp_path / "alone", [ask], mode="reasoning")
+    assert (alone.status, alone.outcome) == ("FAIL", "needs_person") and "Which network" in alone.reason
+
+
+async def test_direct_mode_checks_the_answer_in_the_round_with_one_reask(tmp_path: Path) -> None:
+    schema = {"type": "object", "properties": {"wifi": {"type": "boolean"}}, "required": ["wifi"]}
+    s = Settings.model_validate({"task": {"text": "Is Wi-Fi on?", "output": {"schema": schema}},
+                                 "model": {"script": "unused.yaml"}, "logs": {"dir": str(tmp_path)}})
+    bad, good = ({"status": "FINISH", "thought": "t", "result": answer} for answer in ('{"wifi": "no"}',
+                                                                                        '{"wifi": false}'))
+    model = ScriptedModel(Script(replies=[bad, good]))
+    result = await Session(s, device=SimDriver(), model=model).run()
+    assert (result.status, result.output) == ("FINISH", {"wifi": False})
+    assert "wifi: " in model.calls[1][-1].text()  # the re-ask quotes the mismatch
+    run = json.loads((result.run_dir / "run.json").read_text())
+    assert (run["status"], run["output"]) == ("FINISH", {"wifi": False})
+    twice = await Session(s.model_copy(update={"logs": s.logs.model_copy(update={"dir": tmp_path / "b"})}),
+                          device=SimDriver(), model=ScriptedModel(Script(replies=[bad, bad]))).run()
+    assert twice.status == "FAIL" and twice.output is None
+    assert json.loads((twice.run_dir / "run.json").read_text())["status"] == "FAIL"

@@ -71,3 +71,14 @@ def test_the_page_links_each_runs_report_and_escapes_run_text(tmp_path: Path) ->
     assert "<script>" not in page and "&lt;script&gt;" in page and "\x1b" not in page
     assert "phone lost, retried" in page and "no phone left in the pool" in page
     assert page.count("<tr>") == 9 + 1 + 4  # 8 facts and a lost phone, the header, 3 attempts and a task not run
+
+
+def test_a_run_that_stopped_for_a_person_is_counted_apart(tmp_path: Path) -> None:
+    info, found = sample(tmp_path)
+    why = "needs a person: the agent asked the user: Which Anna?"
+    asked = TaskResult(task(4, "anna"), [Attempt(outcome(tmp_path, 4, 1, "p1", "FAIL", needs_person=True, reason=why))])
+    lines = results.summary_lines(info, [*found, asked])
+    assert lines[1].startswith("finished 1, failed 2 (1 of them stopped for a person), not run 1;")
+    record = results.attempt_record(info, asked, asked.attempts[0])
+    assert record["outcome"] == "needs_person"
+    assert results.attempt_record(info, found[1], found[1].attempts[0])["outcome"] == "failed"
