@@ -46,7 +46,8 @@ def test_a_frozen_phone_ends_the_run_and_the_process(tmp_path: Path, served_phon
     run_dir = only_run_dir(tmp_path / "logs")
     result = run_json(run_dir)
     assert result["status"] == "FAIL" and "timed out" in result["reason"]
-    assert f"FAIL after {result['steps']} steps" in out
+    used, turns = result["steps_used"], result["steps"]  # the action of the step that timed out did not run
+    assert f"FAIL after {used} step{'s' if used != 1 else ''}" + (f" ({turns} turns)" if turns != used else "") in out
     assert step_lines(run_dir)[0]["result"]["success"] is True
 
 
@@ -77,7 +78,7 @@ def test_a_signal_ends_the_run_in_fail_with_the_step_recorded(tmp_path: Path, si
     run.signal(signum)
     exit_code, out, err = run.finish()
     assert exit_code == code, out + err
-    assert "FAIL after 2 steps" in out and out.rstrip().splitlines()[-4].endswith(reason)
+    assert "FAIL after 1 step (2 turns)" in out and out.rstrip().splitlines()[-4].endswith(reason)
     run_dir = only_run_dir(tmp_path / "logs")
     result = run_json(run_dir)
     assert (result["status"], result["reason"], result["steps"]) == ("FAIL", reason, 2)
@@ -124,7 +125,7 @@ def test_a_second_ctrl_c_stops_waiting_and_still_records_interrupted(tmp_path: P
     code, out, err = run.finish()
     assert code == 130, out + err
     assert "Traceback" not in err and "CancelledError" not in out + err
-    assert "FAIL after 2 steps" in out and "interrupted" in out
+    assert "FAIL after 1 step (2 turns)" in out and "interrupted" in out
     result = run_json(run_dir)
     assert (result["status"], result["reason"]) == ("FAIL", "interrupted")
     assert [x["step"] for x in step_lines(run_dir)] == [1, 2]

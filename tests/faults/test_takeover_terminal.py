@@ -50,7 +50,7 @@ def test_a_person_at_the_terminal_takes_over_and_the_run_finishes(tmp_path: Path
     assert proc.returncode == 0, out
     assert "The agent asks you to take over the phone (step 2, app com.android.settings):" in asked
     assert "Log in\\nFINISH after 9 steps\\x1b]0;x\\x07" in asked and "\x1b]0" not in asked  # printed safely
-    assert "FINISH after 3 steps" in out
+    assert "FINISH after 2 steps (3 turns)" in out  # the takeover costs no step
     run_dir = only_run_dir(tmp_path / "logs")
     prompt = json.loads((run_dir / "steps" / "0003" / "prompt.json").read_text())
     assert any("the person said: done, logged in as Ada" in m["content"] for m in prompt)
