@@ -54,6 +54,18 @@ def _facts(step: StepView, mark: Mark | None) -> list[tuple[str, str]]:
     if thought:
         facts.append(("Thought", m.pre(thought, "inline thought")))
     facts.append(("Action", _action(step, mark)))
+    outcomes = step.get("outcomes")
+    if isinstance(outcomes, list) and len(outcomes) > 1:  # a turn that carried several actions
+        facts.append(("Actions", "<br>".join(
+            f'<span class="badge {"ok" if o.get("success") else "fail"}">'
+            f'{"ok" if o.get("success") else "failed" if o.get("ran", True) else "not run"}</span> '
+            f'<code>{m.text(str(o.get("action", "?")))}</code> {m.pre(str(o.get("summary", "")), "inline")}'
+            for o in outcomes if isinstance(o, dict))))
+    confirmation = step.get("confirmation")
+    if isinstance(confirmation, dict):
+        said = m.text(str(confirmation.get("note") or ""))
+        facts.append(("Approval", ("approved by a person" if confirmation.get("approved") else "refused by a person")
+                      + (f": {said}" if said else "")))
     result = step.result
     if result is not None:
         ok = result.get("success") is True
@@ -89,7 +101,7 @@ def _action(step: StepView, mark: Mark | None) -> str:
         shown = f"{m.text(name)} ({lines} line{'s' if lines != 1 else ''} of Python, below)"
     else:
         shown = m.text(f"{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})")
-    extra = " <span class=\"muted\">(confirmed by a person first)</span>" if action.get("confirm") else ""
+    extra = " <span class=\"muted\">(marked as needing approval)</span>" if action.get("confirm") else ""
     if mark is None and isinstance(args.get("index"), int):
         extra += ' <span class="warn">(control not found in controls.json)</span>'
     return f"<code>{shown}</code>{extra}"

@@ -207,3 +207,18 @@ def test_a_font_whose_licence_forbids_embedding_is_not_embedded(tmp_path: Path,
         assert webfonts.embeddable(fonts.face_for("设"))  # type: ignore[arg-type]
     finally:
         fonts.reset()
+
+
+def test_a_turn_of_several_actions_shows_each_outcome_and_the_approval(tmp_path: Path) -> None:
+    run_dir = make_run(tmp_path, steps=1)
+    outcomes = [{"action": "type(index=4, text='milk')", "success": True, "summary": "typed 4 characters", "ran": True},
+                {"action": "click(index=9, text='Save')", "success": False, "summary": "control 9 went away",
+                 "ran": False}]
+    line = step_line(1, action={"name": "type", "args": {"index": 4, "text": "milk"}},
+                     result={"success": False, "summary": "..."}) | {
+        "outcomes": outcomes, "confirmation": {"approved": False, "note": "not now"}}
+    write_step(run_dir, line)
+    (run_dir / "steps.jsonl").write_text(json.dumps(line) + "\n")
+    page = render_report(run_dir)
+    assert "type(index=4, text=&#x27;milk&#x27;)" in page and "control 9 went away" in page
+    assert ">not run</span>" in page and "refused by a person: not now" in page
