@@ -10,7 +10,6 @@ error naming the key. Every error is a ``ConfigError`` whose text is one line:
 from __future__ import annotations
 
 import importlib
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,7 +19,7 @@ from urllib.parse import urlsplit
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
-from ufo_mobile import yamlio
+from ufo_mobile import secret_env, yamlio
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.output_settings import OutputSettings
 from ufo_mobile.safe_text import printable
@@ -254,7 +253,12 @@ class ScripterSettings(_Strict):
     enabled: bool = Field(default=False, description="let the manager run off-device Python (<script> items)")
     wall_seconds: float = Field(default=30.0, gt=0)
     cpu_seconds: float = Field(default=20.0, gt=0)
-    memory_mb: int = Field(default=512, ge=64)
+    memory_mb: int = Field(default=512, ge=64, description="per process of the script")
+    max_processes: int = Field(default=16, ge=1, description="processes of the script's whole tree (namespaces)")
+    isolation: Literal["namespaces", "process"] = Field(
+        default="namespaces", description="namespaces (bubblewrap): the script sees only its own files and "
+                                          "processes; process: the weaker mode, named to be chosen")
+    network: bool = Field(default=False, description="whether the script may reach the network (namespaces)")
 
 
 class ReasoningSettings(_Strict):
@@ -269,6 +273,8 @@ class CodeActSettings(_Strict):
     cpu_seconds: float = Field(default=10.0, gt=0)
     memory_mb: int = Field(default=256, ge=64)
     max_tool_calls: int = Field(default=10, ge=1, description="tool calls one reply's code may make")
+    isolation: Literal["auto", "namespaces", "process"] = Field(
+        default="auto", description="auto: namespaces where the machine makes them, else a plain process")
 
 
 class ReplaySettings(_Strict):
@@ -483,7 +489,7 @@ def load_base_settings(near: Path, *, config_path: Path | None = None,
 
 def _load(paths: list[tuple[Path | None, bool]], overrides: Mapping[str, Any] | None,
           env: Mapping[str, str] | None) -> Settings:
-    env = os.environ if env is None else env
+    env = secret_env.environ() if env is None else env  # a secret taken earlier in this process is still read
     docs: list[_Doc] = []
     merged: dict[str, Any] = {}
     for path, required in paths:

@@ -25,7 +25,8 @@ from ufo_mobile.processors.context import StepContext
 from ufo_mobile.processors.llm_interaction import LLMInteraction
 from ufo_mobile.processors.memory_update import MemoryUpdate
 from ufo_mobile.processors.recorder import StepRecorder
-from ufo_mobile.sandbox import SandboxLimits, run_script
+from ufo_mobile.sandbox import SandboxError, SandboxLimits, run_script
+from ufo_mobile.sandbox.isolation import Confinement
 from ufo_mobile.settings import ScripterSettings, Settings
 from ufo_mobile.states.base import AgentLike
 from ufo_mobile.states.reasoning import SUBAGENT_RULES, SubAgentStateManager
@@ -58,9 +59,14 @@ class ScriptPhase(LLMInteraction):
             ctx.fail("script items are turned off (reasoning.scripter.enabled: false): plan the step on the phone")
             return {"error_descriptions": ctx.reason, "action_outcomes": False}
         code = await self._code(ctx, task)
-        limits = SandboxLimits(wall_seconds=self.settings.wall_seconds, cpu_seconds=self.settings.cpu_seconds,
-                               memory_mb=self.settings.memory_mb, max_output_chars=OUTPUT_CHARS)
-        run = await run_script(code, limits)
+        s = self.settings
+        limits = SandboxLimits(wall_seconds=s.wall_seconds, cpu_seconds=s.cpu_seconds, memory_mb=s.memory_mb,
+                               max_processes=s.max_processes, max_output_chars=OUTPUT_CHARS)
+        try:
+            run = await run_script(code, limits, Confinement(s.isolation, network=s.network))
+        except SandboxError as exc:  # no namespaces here, and the weaker mode is not chosen
+            ctx.fail(f"the script was not run: {exc}")
+            return {"error_descriptions": ctx.reason, "action_outcomes": False}
         ctx.extra["script"] = {"code": code, "ok": run.ok, "error": run.error, "seconds": run.duration_seconds}
         output = run.render()
         ctx.result = ActionResult(run.ok, output[:300] if run.ok else (run.error or run.refused or "failed"))

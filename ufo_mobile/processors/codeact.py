@@ -37,6 +37,7 @@ from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.processors.llm_interaction import LLMInteraction, app_list
 from ufo_mobile.safe_text import cut_to
 from ufo_mobile.sandbox import CodeRun, SandboxLimits, Stop, run_codeact
+from ufo_mobile.sandbox.isolation import Confinement
 from ufo_mobile.settings import AgentSettings, CodeActSettings
 from ufo_mobile.status import NEEDS_PERSON, MobileAgentStatus
 from ufo_mobile.tools.context import ActionContext, ActionResult
@@ -177,7 +178,8 @@ class CodeExecution(ActionExecution):
         limits = SandboxLimits(wall_seconds=s.wall_seconds, cpu_seconds=s.cpu_seconds, memory_mb=s.memory_mb,
                                max_tool_calls=s.max_tool_calls)
         names = [*self.tools.names(), "screen", "ask_user"]
-        run = await run_codeact(str(ctx.actions[0].args["code"]), names, call_tool, limits)
+        confinement = None if s.isolation == "auto" else Confinement(s.isolation)
+        run = await run_codeact(str(ctx.actions[0].args["code"]), names, call_tool, limits, confinement)
         return self._finish(ctx, run, results, refused)
 
     def _gate(self, ctx: StepContext, action_ctx: ActionContext, call: ActionCall,

@@ -97,6 +97,8 @@ def limit_resources(job: dict[str, Any]) -> None:
     _lower(resource.RLIMIT_CPU, cpu, cpu + 1)
     _lower(resource.RLIMIT_FSIZE, int(job["file_mb"]) * _MIB, int(job["file_mb"]) * _MIB)
     _lower(resource.RLIMIT_CORE, 0, 0)
+    if job.get("max_processes"):  # in namespaces: counts this user namespace's processes, the child's tree
+        _lower(resource.RLIMIT_NPROC, int(job["max_processes"]), int(job["max_processes"]))
 
 
 def _lower(which: int, soft: int, hard: int) -> None:
@@ -208,6 +210,7 @@ def main() -> None:
     """Take the message pipe, read the job, apply the limits, run the code, report ``done``."""
     out = os.fdopen(os.dup(1), "wb")  # os.dup: not inherited by programs a script starts
     os.dup2(2, 1)
+    os.environ.pop("PWD", None)  # bubblewrap sets it; the environment is the runtime's clean one, nothing more
     job = json.loads(sys.stdin.buffer.readline())
     channel = Channel(out, sys.stdin.buffer, int(job["max_message_bytes"]))
     limit_resources(job)

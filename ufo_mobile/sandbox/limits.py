@@ -19,6 +19,8 @@ class SandboxLimits(BaseModel):
     cpu_seconds: int = Field(default=10, gt=0, description="CPU time of the sandbox process (RLIMIT_CPU)")
     memory_mb: int = Field(default=256, ge=32, description="address space of the sandbox process (RLIMIT_AS)")
     file_mb: int = Field(default=64, gt=0, description="largest file a script may write (RLIMIT_FSIZE)")
+    max_processes: int = Field(default=16, ge=1, description="processes of the whole child tree, in namespaces "
+                                                            "(RLIMIT_NPROC of its own user namespace)")
     max_output_chars: int = Field(default=8000, gt=0, description="printed output kept (first and last halves)")
     max_tool_calls: int = Field(default=20, ge=0, description="tool calls per run; one more ends the run")
     max_code_chars: int = Field(default=20_000, gt=0, description="longest code accepted")

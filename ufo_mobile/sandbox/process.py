@@ -39,6 +39,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from ufo_mobile.sandbox.errors import ProtocolError, SandboxError
+from ufo_mobile.sandbox.isolation import ISOLATED, Confinement, command, namespace_problem
 from ufo_mobile.sandbox.output import BoundedOutput
 
 GRACE_SECONDS = 5.0
@@ -47,6 +48,7 @@ MAX_MESSAGE_BYTES = 1024 * 1024
 """Longest message line either side sends (tool arguments and results are JSON within it)."""
 
 _CHUNK = 64 * 1024
+_REAL_PYTHON = os.path.realpath(sys.executable) if sys.executable else ""
 _BOOT = """\
 import sys, types
 def load(name, source):
@@ -82,7 +84,7 @@ class SandboxProcess:
     """One running sandbox child; use ``sandbox_process()``, which always closes it."""
 
     def __init__(self, transport: asyncio.SubprocessTransport, protocol: asyncio.subprocess.SubprocessStreamProtocol,
-                 workdir: str, output_limit: int) -> None:
+                 workdir: str, output_limit: int, *, wrapped: bool = False) -> None:
         proc = asyncio.subprocess.Process(transport, protocol, asyncio.get_running_loop())
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._transport = transport
@@ -90,6 +92,8 @@ class SandboxProcess:
         self._stdin = proc.stdin
         self._stdout = proc.stdout
         self.workdir = workdir
+        self.wrapped = wrapped
+        """The child runs under bubblewrap, which exits with 128 + N when the child was killed by signal N."""
         self.killed = False
         """``kill()`` was called while the child still ran."""
         self.output = BoundedOutput(output_limit)
@@ -103,7 +107,11 @@ class SandboxProcess:
 
     @property
     def returncode(self) -> int | None:
-        return self._proc.returncode
+        """The child's exit status, negative for a signal (as ``subprocess`` has it), under bubblewrap too."""
+        code = self._proc.returncode
+        if self.wrapped and code is not None and code > 128 and code - 128 in signal.valid_signals():
+            return -(code - 128)
+        return code
 
     async def _drain(self, stream: asyncio.StreamReader) -> None:
         while chunk := await stream.read(_CHUNK):
@@ -159,7 +167,7 @@ class SandboxProcess:
     async def exit_status(self, within: float) -> int | None:
         """The exit status once the child has ended within ``within`` s, else None."""
         await asyncio.wait({self._exited}, timeout=max(within, 0))
-        return self._proc.returncode if self._exited.done() else None
+        return self.returncode if self._exited.done() else None
 
     def kill(self) -> None:
         """SIGKILL the child's process group (the child and whatever it forked).
@@ -196,32 +204,44 @@ def _settle(task: asyncio.Future[Any] | None) -> None:
         task.exception()
 
 
-async def start(*, site: bool, output_limit: int) -> SandboxProcess:
-    """Start a sandbox child; ``site`` makes installed packages importable (scripts)."""
+async def start(*, site: bool, output_limit: int, confinement: Confinement = ISOLATED) -> SandboxProcess:
+    """Start a sandbox child; ``site`` makes installed packages importable (scripts); ``confinement``:
+    in namespaces (``isolation.py``), or a plain process."""
     if not hasattr(os, "killpg"):
         raise SandboxError("the sandbox needs a POSIX system (process groups and resource limits)")
     if not sys.executable:
         raise SandboxError("no Python interpreter to start the sandbox with (sys.executable is empty)")
     policy, child = child_sources()
     flags = ["-I", "-u", "-X", "utf8"] + ([] if site else ["-S"])
+    # without installed packages the installation's own interpreter will do (a virtual environment's
+    # folder is not in the child's file system then)
+    python = sys.executable if site else _REAL_PYTHON
+    if confinement.isolation == "namespaces":
+        await asyncio.to_thread(namespace_problem)  # the probe runs once per process, off the event loop
     loop = asyncio.get_running_loop()
     workdir = tempfile.mkdtemp(prefix="ufo-sandbox-")
+    try:
+        program = command([python, *flags, "-c", _BOOT, policy, child], workdir, confinement, site=site)
+    except SandboxError:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
     try:  # loop.subprocess_exec rather than create_subprocess_exec: close() needs the transport
         transport, protocol = await loop.subprocess_exec(
             lambda: asyncio.subprocess.SubprocessStreamProtocol(limit=MAX_MESSAGE_BYTES, loop=loop),
-            sys.executable, *flags, "-c", _BOOT, policy, child,
+            *program,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             env=clean_environment(workdir), cwd=workdir, start_new_session=True)
     except OSError as exc:
         shutil.rmtree(workdir, ignore_errors=True)
         raise SandboxError(f"the sandbox process did not start: {exc}") from exc
-    return SandboxProcess(transport, protocol, workdir, output_limit)
+    return SandboxProcess(transport, protocol, workdir, output_limit, wrapped=program[0] != python)
 
 
 @contextlib.asynccontextmanager
-async def sandbox_process(*, site: bool, output_limit: int) -> AsyncIterator[SandboxProcess]:
+async def sandbox_process(*, site: bool, output_limit: int,
+                          confinement: Confinement = ISOLATED) -> AsyncIterator[SandboxProcess]:
     """A started sandbox child, killed, reaped and cleaned up on the way out, whatever happened."""
-    process = await start(site=site, output_limit=output_limit)
+    process = await start(site=site, output_limit=output_limit, confinement=confinement)
     try:
         yield process
     finally:

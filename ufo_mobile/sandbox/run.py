@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ufo_mobile.sandbox.bridge import Conversation, Outcome, ToolCaller
+from ufo_mobile.sandbox.isolation import ISOLATED, Confinement, namespace_problem
 from ufo_mobile.sandbox.limits import SandboxLimits
 from ufo_mobile.sandbox.policy import check_code, too_long
 from ufo_mobile.sandbox.process import MAX_MESSAGE_BYTES, SandboxProcess, sandbox_process
@@ -23,7 +24,7 @@ DEFAULT_LIMITS = SandboxLimits()
 
 
 async def run_codeact(code: str, tools: Sequence[str], call_tool: ToolCaller,
-                      limits: SandboxLimits = DEFAULT_LIMITS) -> CodeRun:
+                      limits: SandboxLimits = DEFAULT_LIMITS, confinement: Confinement | None = None) -> CodeRun:
     """Run CodeAct ``code``: the policy's subset of Python, with one function per name in ``tools``.
 
     Each call of a tool function is ``await call_tool(name, args, kwargs)`` in this process; the
@@ -37,13 +38,15 @@ async def run_codeact(code: str, tools: Sequence[str], call_tool: ToolCaller,
     refused = check_code(code, tools=tools, max_chars=limits.max_code_chars)
     if refused is not None:
         return CodeRun(refused=refused, duration_seconds=time.perf_counter() - started)
-    job = _job("codeact", code, limits, tools=list(tools))
-    async with sandbox_process(site=False, output_limit=limits.max_output_chars) as process:
+    confinement = confinement or codeact_confinement()
+    job = _job("codeact", code, limits, confinement, tools=list(tools))
+    async with sandbox_process(site=False, output_limit=limits.max_output_chars, confinement=confinement) as process:
         outcome = await Conversation(process, limits, tools=tools, call_tool=call_tool).run(job, close_input=False)
     return _record(outcome, process, started)
 
 
-async def run_script(code: str, limits: SandboxLimits = DEFAULT_LIMITS) -> CodeRun:
+async def run_script(code: str, limits: SandboxLimits = DEFAULT_LIMITS,
+                     confinement: Confinement = ISOLATED) -> CodeRun:
     """Run ``code`` as an ordinary Python script, off the device: imports and the network allowed.
 
     It runs as ``__main__`` with installed packages importable, in an empty temporary directory and
@@ -55,15 +58,24 @@ async def run_script(code: str, limits: SandboxLimits = DEFAULT_LIMITS) -> CodeR
     refused = too_long(code, limits.max_code_chars)
     if refused is not None:
         return CodeRun(refused=refused, duration_seconds=time.perf_counter() - started)
-    job = _job("script", code, limits)
-    async with sandbox_process(site=True, output_limit=limits.max_output_chars) as process:
+    job = _job("script", code, limits, confinement)
+    async with sandbox_process(site=True, output_limit=limits.max_output_chars, confinement=confinement) as process:
         outcome = await Conversation(process, limits).run(job, close_input=True)
     return _record(outcome, process, started)
 
 
-def _job(mode: str, code: str, limits: SandboxLimits, **extra: Any) -> dict[str, Any]:
-    """The first message to the child: what to run and under which limits."""
+def codeact_confinement() -> Confinement:
+    """CodeAct's default: namespaces where the machine can make them, else a plain process (its code is
+    held to the policy's subset of Python either way)."""
+    return Confinement("namespaces" if namespace_problem() is None else "process")
+
+
+def _job(mode: str, code: str, limits: SandboxLimits, confinement: Confinement, **extra: Any) -> dict[str, Any]:
+    """The first message to the child: what to run and under which limits (the number of processes
+    only in namespaces, where it counts the child's own tree)."""
+    processes = limits.max_processes if confinement.isolation == "namespaces" else None
     return {"mode": mode, "code": code, "memory_mb": limits.memory_mb, "cpu_seconds": limits.cpu_seconds,
+            "max_processes": processes,
             "file_mb": limits.file_mb, "max_code_chars": limits.max_code_chars,
             "max_value_chars": limits.max_output_chars, "max_message_bytes": MAX_MESSAGE_BYTES, **extra}
 

@@ -116,7 +116,10 @@ async def test_a_text_task_rewrites_the_focused_field(tmp_path: Path) -> None:
 async def test_a_script_item_runs_off_the_phone_and_the_manager_reads_it(tmp_path: Path) -> None:
     code = "```python\nprint(sum(range(1, 11)))\n```"
     replies = [plan("<script>Add the numbers 1 to 10</script>"), code, done("55")]
-    result, _ = await run(tmp_path, replies, reasoning={"scripter": {"enabled": True}})
+    from ufo_mobile.sandbox.isolation import namespace_problem
+
+    isolation = "namespaces" if namespace_problem() is None else "process"  # both are tested in tests/unit/sandbox
+    result, _ = await run(tmp_path, replies, reasoning={"scripter": {"enabled": True, "isolation": isolation}})
     assert (result.status, result.answer) == ("FINISH", "55")
     prompt = prompt_of(result, 3)
     assert "55" in prompt and "succeeded" in prompt

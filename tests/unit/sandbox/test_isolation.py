@@ -1,0 +1,117 @@
+"""Model-written code in namespaces (``sandbox/isolation.py``): it sees no process, file, socket or
+secret of the runtime's, cannot signal it, and leaves nothing behind. Skipped, with the reason, where
+this machine cannot make namespaces (bubblewrap missing, or user namespaces off)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from ufo_mobile.errors import UfoMobileError
+from ufo_mobile.sandbox import SandboxError, SandboxLimits, run_script
+from ufo_mobile.sandbox import isolation as isolation_module
+from ufo_mobile.sandbox.isolation import Confinement, namespace_problem
+
+LIMITS = SandboxLimits(wall_seconds=60)
+ISOLATED = Confinement("namespaces")
+
+needs_namespaces = pytest.mark.skipif(namespace_problem() is not None,
+                                      reason=f"no namespaces on this machine: {namespace_problem()}")
+
+
+@needs_namespaces
+async def test_the_runtimes_environment_memory_and_processes_are_out_of_sight(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UFO_TEST_SECRET", "s3cr3t-value-for-the-test")
+    code = ("import os\nseen = []\nfor p in os.listdir('/proc'):\n    if p.isdigit():\n"
+            "        for f in ('environ', 'cmdline'):\n            try:\n"
+            "                seen.append(open(f'/proc/{p}/{f}', 'rb').read())\n            except OSError:\n"
+            "                pass\n"
+            "pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
+            "(b's3cr3t-value-for-the-test' in b''.join(seen), b'pytest' in b''.join(seen), pids)")
+    result = await run_script(code, LIMITS, ISOLATED)
+    assert result.ok, result
+    assert result.value is not None and result.value.startswith("(False, False, [1, 2")
+
+
+@needs_namespaces
+async def test_the_runtime_cannot_be_signalled(tmp_path: Path) -> None:
+    code = (f"import os, signal\ntry:\n    os.kill({os.getpid()}, signal.SIGSTOP)\n    out = 'sent'\n"
+            "except ProcessLookupError:\n    out = 'no such process'\nout")
+    result = await run_script(code, LIMITS, ISOLATED)
+    assert result.value == "'no such process'"
+
+
+@needs_namespaces
+async def test_only_its_own_files_are_in_reach(tmp_path: Path) -> None:
+    secret = tmp_path / "run" / "state.json"
+    secret.parent.mkdir()
+    secret.write_text("a secret")
+    home = Path.home()
+    code = (f"import os\nout = []\nfor path in ({str(secret)!r}, {str(home / '.ssh')!r}, '/etc/shadow'):\n"
+            "    try:\n        out.append(sorted(os.listdir(path)) if os.path.isdir(path) else open(path).read())\n"
+            "    except OSError as exc:\n        out.append(type(exc).__name__)\n"
+            f"try:\n    open({str(tmp_path / 'forged.txt')!r}, 'w').write('x')\n    out.append('wrote')\n"
+            "except OSError as exc:\n    out.append(type(exc).__name__)\nout")
+    result = await run_script(code, LIMITS, ISOLATED)
+    assert result.ok, result
+    assert result.value == "['FileNotFoundError', 'FileNotFoundError', 'FileNotFoundError', 'FileNotFoundError']"
+    assert not (tmp_path / "forged.txt").exists()
+
+
+@needs_namespaces
+async def test_the_network_is_off_unless_the_settings_allow_it() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        code = (f"import socket\ntry:\n    socket.create_connection(('127.0.0.1', {port}), timeout=5).close()\n"
+                "    out = 'connected'\nexcept OSError as exc:\n    out = type(exc).__name__\nout")
+        closed = await run_script(code, LIMITS, ISOLATED)
+        assert closed.value == "'ConnectionRefusedError'"  # a loopback of its own, where nothing listens
+        server.settimeout(0)
+        opened = await run_script(code, LIMITS, Confinement("namespaces", network=True))
+        assert opened.value == "'connected'"
+
+
+@needs_namespaces
+@pytest.mark.skipif(os.geteuid() == 0, reason="the kernel does not bound the processes of root's user (uid 0): "
+                                              "run as another user for this bound")
+async def test_the_whole_tree_has_a_bounded_number_of_processes() -> None:
+    code = ("import os, time\nn = 0\ntry:\n    for _ in range(200):\n        if os.fork() == 0:\n"
+            "            time.sleep(100)\n            os._exit(0)\n        n += 1\nexcept OSError:\n    pass\nn")
+    result = await run_script(code, SandboxLimits(wall_seconds=60, max_processes=8), ISOLATED)
+    assert result.ok and result.value is not None and int(result.value) < 8
+
+
+async def test_without_namespaces_a_script_is_refused_unless_the_weaker_mode_is_named(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(isolation_module, "namespace_problem", lambda: "bubblewrap is not installed")
+    with pytest.raises(SandboxError) as info:
+        await run_script("print(1)", LIMITS, ISOLATED)
+    assert str(info.value).startswith("bubblewrap is not installed; model-written code runs only isolated")
+    assert isinstance(info.value, UfoMobileError)
+    weaker = await run_script("print(1)", LIMITS, Confinement("process"))
+    assert weaker.ok and weaker.output == "1\n"
+
+
+@needs_namespaces
+async def test_a_script_that_stops_itself_cannot_hang_the_run() -> None:
+    result = await run_script("import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)",
+                              SandboxLimits(wall_seconds=1), ISOLATED)
+    assert result.timed_out
+
+
+@needs_namespaces
+async def test_the_home_folder_holds_at_most_the_way_to_the_python_installation() -> None:
+    home = Path.home()
+    code = f"import os\ntry:\n    out = sorted(os.listdir({str(home)!r}))\nexcept OSError:\n    out = []\nout"
+    result = await run_script(code, LIMITS, ISOLATED)
+    assert result.ok and result.value is not None
+    seen = ast.literal_eval(result.value)  # a list of names, printed by repr
+    import sys
+
+    on_the_way = {Path(p).relative_to(home).parts[0] for p in (sys.base_prefix, sys.prefix)
+                  if Path(p).is_relative_to(home)}
+    assert set(seen) <= on_the_way, seen
