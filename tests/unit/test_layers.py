@@ -32,6 +32,7 @@ LAYERS: dict[str, int] = {
     "prompts": 10,
     "shipped": 5,
     "apk": 0, "output_settings": 0, "status": 0, "settings": 0, "errors": 0, "safe_text": 0, "yamlio": 0,
+    "secret_env": 0,
 }
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import socket
 from pathlib import Path
 from typing import Any, TextIO
@@ -22,6 +21,7 @@ from pydantic import ValidationError
 from ufo_mobile.cli import EXIT_OK, MODES, PROVIDERS, _err, _model_overrides, port_number, positive
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.safe_text import printable
+from ufo_mobile.secret_env import take
 from ufo_mobile.settings import Settings, load_settings
 from ufo_mobile.shipped import task_path
 
@@ -107,7 +107,7 @@ def base_settings(args: argparse.Namespace) -> Settings:
 def token_from_env() -> str | None:
     """The bearer token (``$UFO_MOBILE_SERVE_TOKEN``), None when unset; set but empty is an error. It is
     taken out of the environment, so no process the service starts (adb, a sandbox) inherits it."""
-    token = os.environ.pop(TOKEN_ENV, None)
+    token = take(TOKEN_ENV)
     if token is None:
         return None
     if not token.strip():

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ufo_mobile.errors import ConfigError
+from ufo_mobile.secret_env import take
 from ufo_mobile.settings import ModelSettings
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ def _key(settings: ModelSettings, env: Mapping[str, str]) -> tuple[str | None, s
     if settings.api_key is not None and settings.api_key.get_secret_value():
         return settings.api_key.get_secret_value(), "model.api_key"
     if settings.api_key_env:
-        value = env.get(settings.api_key_env, "")
+        value = take(settings.api_key_env, env) or ""
         if not value:
             raise ConfigError(f"the environment variable {settings.api_key_env} (named as the API key's "
                               f"variable) is {'empty' if settings.api_key_env in env else 'not set'}",
@@ -97,11 +98,12 @@ def _key(settings: ModelSettings, env: Mapping[str, str]) -> tuple[str | None, s
     variable = _DEFAULT_KEY_ENV.get(settings.kind)
     if variable is None:  # openai_compatible: a local server may need no key
         return None, ""
-    if not env.get(variable):
-        state = "is empty" if variable in env else "is not set"
+    found = take(variable, env)
+    if not found:
+        state = "is empty" if found is not None else "is not set"
         raise ConfigError(f"no API key for the {settings.kind} model: {variable} {state} (export it, or name "
                           "another variable in model.api_key_env)", key="model.api_key")
-    return env[variable], variable
+    return found, variable
 
 
 def _setting_or_env(value: str | None, key: str, variable: str, env: Mapping[str, str], *, example: str) -> str:

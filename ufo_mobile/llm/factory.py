@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.llm.base import ChatModel
 from ufo_mobile.llm.scripted import ScriptedModel
+from ufo_mobile.secret_env import environ
 from ufo_mobile.settings import ModelSettings
 
 
@@ -27,4 +27,4 @@ def make_model(settings: ModelSettings, *, env: Mapping[str, str] | None = None,
         return model
     from ufo_mobile.llm.openai_chat import OpenAIChatModel
 
-    return OpenAIChatModel.from_settings(settings, os.environ if env is None else env)
+    return OpenAIChatModel.from_settings(settings, environ() if env is None else env)

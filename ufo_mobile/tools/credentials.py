@@ -8,7 +8,6 @@ a prompt, reply, log, report, terminal line or file.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -16,10 +15,15 @@ from pathlib import Path
 from ufo_mobile import yamlio
 from ufo_mobile.errors import ConfigError, InvalidActionError
 from ufo_mobile.safe_text import printable
+from ufo_mobile.secret_env import environ, take
 from ufo_mobile.settings import CredentialSettings
 
 SECRET_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,63}")
 """What a secret id looks like: it is shown to the model, so it is a plain name."""
+
+
+MIN_SECRET_CHARS = 6
+"""The shortest secret accepted: every occurrence of a secret's text is redacted, everywhere."""
 
 
 class CredentialManager:
@@ -44,7 +48,7 @@ class CredentialManager:
             ConfigError: a variable is unset or empty; the file is missing, malformed, not a
                 mapping of names to strings, or inside a git work tree; an id is defined twice.
         """
-        env = os.environ if env is None else env
+        env = environ() if env is None else env
         secrets: dict[str, str] = {}
         if settings.file is not None:
             secrets.update(read_secrets_file(settings.file))
@@ -52,11 +56,19 @@ class CredentialManager:
             key = f"credentials.env.{secret_id}"
             if secret_id in secrets:
                 raise ConfigError(f"secret {secret_id!r} is also defined in the credentials file", key=key)
-            value = env.get(variable, "")
+            value = take(variable, env) or ""
             if not value:
                 raise ConfigError(f"environment variable {variable} is not set"
                                   + (" (it is empty)" if variable in env else ""), key=key)
             secrets[secret_id] = value
+        for secret_id, value in secrets.items():
+            if len(value) < MIN_SECRET_CHARS:
+                where = (f"credentials.env.{secret_id}" if secret_id in settings.env
+                         else f"credentials.file: {secret_id}")
+                raise ConfigError(f"a secret needs at least {MIN_SECRET_CHARS} characters ({len(value)} given): "
+                                  "a shorter one (a PIN) would be found in ordinary text, such as a screen size, "
+                                  "and erase it from every log and prompt; let a person type it (a takeover)",
+                                  key=where)
         return cls(secrets)
 
     def ids(self) -> list[str]:

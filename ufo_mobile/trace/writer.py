@@ -18,11 +18,13 @@ reserve so that the step lines, the log and the final ``run.json`` still fit.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import secrets
 import shlex
 import shutil
+import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -60,14 +62,33 @@ _XML_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&ap
                 "\r": "&#13;", "\t": "&#9;"}
 
 
+MIN_ENCODED_CHARS = 8
+"""An encoded run shorter than this is not matched (it would hit ordinary text)."""
+
+
+def encoded_forms(value: str) -> set[str]:
+    """``value`` as a script or a model could pass it on: hex (both cases), URL encoding, and base64
+    (standard and URL-safe) at each of the three alignments it can have inside a longer payload (the
+    characters that depend on the value's bytes only)."""
+    raw = value.encode()
+    forms = {raw.hex(), raw.hex().upper(), urllib.parse.quote(value, safe=""), urllib.parse.quote_plus(value)}
+    for offset in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            text = encode(b"\0" * offset + raw).decode()
+            first, end = -(-8 * offset // 6), 8 * (offset + len(raw)) // 6  # chars whose 6 bits are all the value's
+            forms.add(text[first:end])
+    return {f for f in forms if len(f) >= MIN_ENCODED_CHARS and f != value}
+
+
 def escaped_forms(value: str) -> set[str]:
     """``value`` as it appears after the escapings a run applies: JSON (both ASCII modes),
-    Python ``repr``, shell quoting and XML attributes (what uiautomator dumps contain)."""
+    Python ``repr``, shell quoting and XML attributes (what uiautomator dumps contain), and the
+    encodings of ``encoded_forms``."""
     forms = {value, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(value)[1:-1], repr(value)[1:-1],
              value.encode("unicode_escape").decode("ascii"), shlex.quote(value),
              "".join(_XML_ESCAPES.get(ch, ch) for ch in value)}
     forms.add("".join(_XML_ESCAPES.get(ch, ch) if ch != "'" else ch for ch in value))
-    return {f for f in forms if f}
+    return {f for f in forms if f} | encoded_forms(value)
 
 
 class Redactor:

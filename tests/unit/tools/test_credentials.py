@@ -32,10 +32,19 @@ def manager(tmp_path: Path, text: str) -> CredentialManager:
 
 def test_secrets_from_environment_variables() -> None:
     creds = CredentialManager.from_settings(CredentialSettings(env={"bank_pin": "BANK_PIN", "mail": "MAIL_PW"}),
-                                            env={"BANK_PIN": "2468", "MAIL_PW": "hunter2"})
+                                            env={"BANK_PIN": "246813", "MAIL_PW": "hunter2"})
     assert creds.ids() == ["bank_pin", "mail"] and list(creds) == ["bank_pin", "mail"]
-    assert creds.resolve("mail") == "hunter2" and sorted(creds.values()) == ["2468", "hunter2"]
-    assert "2468" not in repr(creds) and "hunter2" not in str(creds)
+    assert creds.resolve("mail") == "hunter2" and sorted(creds.values()) == ["246813", "hunter2"]
+    assert "246813" not in repr(creds) and "hunter2" not in str(creds)
+
+
+def test_a_secret_too_short_to_be_kept_out_of_text_is_refused() -> None:
+    """Every occurrence of a secret's text is redacted: a four-digit PIN would erase '2400' from
+    'The screen is 1080 x 2400 pixels' in every prompt and log."""
+    with pytest.raises(ConfigError) as info:
+        CredentialManager.from_settings(CredentialSettings(env={"pin": "PIN"}), env={"PIN": "2400"})
+    assert info.value.key == "credentials.env.pin"
+    assert info.value.message.startswith("a secret needs at least 6 characters (4 given)")
 
 
 @pytest.mark.parametrize(("env", "message"), [
@@ -50,9 +59,9 @@ def test_a_missing_variable_is_a_config_error_naming_it(env: dict[str, str], mes
 
 def test_secrets_from_a_file_outside_the_repository(tmp_path: Path) -> None:
     quoted = SECRET.replace("'", "''")
-    creds = manager(tmp_path, f"notes_pw: '{quoted}'\nwifi: \"0123\"\n")
+    creds = manager(tmp_path, f"notes_pw: '{quoted}'\nwifi: \"012345\"\n")
     assert creds.ids() == ["notes_pw", "wifi"] and creds.resolve("notes_pw") == SECRET
-    assert creds.resolve("wifi") == "0123"
+    assert creds.resolve("wifi") == "012345"
 
 
 def test_a_file_inside_a_git_work_tree_is_refused(tmp_path: Path) -> None:
