@@ -118,6 +118,11 @@ def _problems(node: ast.AST, forbidden: frozenset[str]) -> Iterator[str]:
         yield f"'{node.func.id}()' is not allowed"
     if isinstance(node, ast.Attribute):
         yield from _attribute_problems(node.attr)
+    if isinstance(node, ast.MatchClass):  # `case str(format=f)` reads an attribute by another name
+        for attr in node.kwd_attrs:
+            yield from _attribute_problems(attr)
+            if attr.startswith("_"):
+                yield f"the attribute '.{attr}' is not allowed"
     for name in _identifiers(node):
         if name.startswith("_") and not (name == "_" and isinstance(node, ast.Name)):
             yield f"the name '{name}' is not allowed (names starting with '_' are reserved)"

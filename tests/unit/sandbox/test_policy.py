@@ -24,6 +24,10 @@ TOOLS = ("click", "type", "complete")
     ("try:\n    click(1)\nexcept:\n    pass\n", "line 3: a bare 'except:' is not allowed; write 'except Exception:'"),
     ("g = (i for i in range(3))\ng.gi_frame.f_back", "line 2: the attribute '.gi_frame' is not allowed"),
     ('"{0}".format(x)', "line 1: '.format()' is not allowed; use an f-string"),
+    # a class pattern reads attributes by keyword: str.format, which reads the child's globals, is caught
+    ("match 'x':\n    case str(format=f):\n        f('{0.gi_frame}')", "line 2: '.format()' is not allowed; use an "
+                                                                       "f-string"),
+    ("match g:\n    case object(gi_frame=fr):\n        pass", "line 2: the attribute '.gi_frame' is not allowed"),
     ("def f(_secret):\n    pass\n", "line 1: the name '_secret' is not allowed (names starting with '_' are reserved)"),
     ("click(1)\nclick(2\n", "line 2: syntax error: '(' was never closed"),
     ("x = 1\x00", "the code contains a NUL character"),
