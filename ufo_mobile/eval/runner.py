@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from signal import Signals
 from typing import Any
 
 from ufo_mobile.device.base import DeviceDriver
@@ -60,8 +61,10 @@ class TaskOutcome:
     cost_usd: float | None
     run_id: str
     run_dir: Path
-    outcome: str = ""  # success, failed, or needs_person (RunResult.outcome)
+    outcome: str = ""  # success, failed, needs_person (RunResult.outcome), or interrupted
     turns: int = 0  # the run's recorded steps (each model turn: in reasoning mode the planner's too)
+    interrupted: bool = False  # the run did not end: stopped from outside (RunResult.interrupted)
+    signal: str | None = None  # the signal that stopped it (SIGINT, SIGTERM, SIGHUP), if one did
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -147,6 +150,7 @@ async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | 
     session = Session(run_settings(instance, base, log_dir), device=device, model=model, run_id=run_id,
                       on_start=on_start)
     result = await session.run()
+    interrupted = result.interrupted
     facts = RunFacts(status=str(result.status), answer=result.answer, reason=result.reason, state=phone.state)
     verdict = judge(instance, facts, gave_up=agent_gave_up(result))
     return TaskOutcome(
@@ -155,7 +159,8 @@ async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | 
         passed=verdict.passed, why=verdict.why, steps=result.steps_used, budget=instance.task.spec.budget,
         duration_seconds=result.duration_seconds, prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens, cost_usd=result.cost_usd, run_id=result.run_id,
-        run_dir=result.run_dir, outcome=result.outcome, turns=result.steps)
+        run_dir=result.run_dir, outcome="interrupted" if interrupted else result.outcome, turns=result.steps,
+        interrupted=interrupted, signal=None if result.signal is None else Signals(result.signal).name)
 
 
 def agent_gave_up(result: RunResult) -> bool:

@@ -163,5 +163,6 @@ async def test_a_stopped_campaign_interrupts_its_runs_and_keeps_their_records(tm
     assert sorted(r["task_id"] for r in records) == sorted(r["task_id"] for r in seen)  # seen: in the order they ended
     for r in records:
         assert (r["status"], r["reason"], r["passed"]) == ("FAIL", "interrupted", False)
+        assert (r["interrupted"], r["signal"], r["outcome"]) == (True, "SIGINT", "interrupted")
         assert json.loads((Path(r["run_dir"]) / "run.json").read_text())["status"] == "FAIL"
     assert tasks[2].id not in {r["task_id"] for r in records}
