@@ -3,8 +3,11 @@
 An evaluation gets a directory of its own (``<log dir>/eval-<time>-<suite>-<random>/``) holding
 ``results.jsonl`` (one record per run, written as each run ends), ``summary.json`` and the runs'
 directories under ``runs/``. Exit codes: 0 the evaluation ran (whatever its score; with
-``--min-success`` 1 when the success rate is below it), 2 usage or configuration error, 128+N
-stopped by signal N (the records of every run that ended are kept).
+``--min-success`` 1 when the success rate is below it), 2 usage or configuration error (a log
+directory that cannot be written at the start included), ``EXIT_CANNOT_WRITE`` (3) a write failed
+on the way (a full disk): the evaluation stopped there, the records and scores of the runs that
+ended are kept and printed, and one line on stderr says what could not be written; 128+N stopped
+by signal N (the records of every run that ended are kept).
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ from rich.console import Console as RichConsole
 from rich.table import Table
 from rich.text import Text
 
-from ufo_mobile.cli import EXIT_FAIL, EXIT_OK, MODES, PROVIDERS, _model_overrides, fraction, positive
+from ufo_mobile.cli import EXIT_FAIL, EXIT_OK, MODES, PROVIDERS, _err, _model_overrides, fraction, positive
 from ufo_mobile.cli.console import fit, is_terminal
-from ufo_mobile.errors import ConfigError
+from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.eval import SuiteTask, load_suite, load_task, oracle_model
 from ufo_mobile.eval.campaign import BUILTIN_MODELS, BuiltinModel, Campaign, plan
 from ufo_mobile.eval.results import (
@@ -43,6 +46,9 @@ from ufo_mobile.safe_text import printable
 from ufo_mobile.session import install_stop_signals
 from ufo_mobile.settings import Settings, load_base_settings
 from ufo_mobile.shipped import suite_path
+
+#: The evaluation stopped because a write failed (a full or read-only disk); not the agent's score.
+EXIT_CANNOT_WRITE = 3
 
 
 def add_eval_parser(sub: Any) -> None:
@@ -107,7 +113,10 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     def on_record(record: dict[str, Any]) -> None:
         nonlocal done
         done += 1
-        writer.write(record)
+        try:
+            writer.write(record)
+        except RunWriteError as exc:  # kept in memory: still in the table, the scores and summary.json
+            campaign.cannot_write(exc)
         if not args.quiet:
             console.print(progress_line(record, done, len(runs)), markup=False, highlight=False)
 
@@ -125,23 +134,45 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     meta = {"suite": [str(p) for p in args.suite], "model": campaign.model_label, "mode": settings.mode,
             "repeat": args.repeat, "seed": args.seed, "planned_runs": len(runs), "stopped": campaign.stopped,
             "wall_seconds": round(time.monotonic() - started, 3)}
+    summary_error: RunWriteError | None = None
     if summary is None:
-        console.print(f"no run ended ({campaign.stopped or 'nothing to run'})", markup=False)
+        console.print(f"no run ended ({printable(campaign.stopped or 'nothing to run')})", markup=False)
     else:
-        write_summary(directory, summary, meta)
+        try:
+            write_summary(directory, summary, meta)
+        except RunWriteError as exc:
+            summary_error = exc
         print_results(console, records, summary)
     if campaign.stopped is not None:
         stopped = summary.totals.interrupted if summary is not None else 0
-        console.print(f"stopped ({campaign.stopped}): {len(records) - stopped} of {len(runs)} runs ended"
+        console.print(f"stopped ({printable(campaign.stopped)}): {len(records) - stopped} of {len(runs)} runs ended"
                       + (f", {stopped} interrupted" if stopped else "") + "; the records of every run are kept",
-                      markup=False)
+                      markup=False, highlight=False)
     console.print(f"results: {printable(str(writer.path))}", markup=False, highlight=False)
+    if campaign.write_error is not None or summary_error is not None:
+        _err(f"error: {cannot_write_line(campaign.write_error, summary_error, summary is not None)}")
+    if campaign.stop_signal is not None:
+        return 128 + campaign.stop_signal
+    if campaign.write_error is not None or summary_error is not None:
+        return EXIT_CANNOT_WRITE
     if campaign.stopped is not None:
-        return 128 + (campaign.stop_signal or signal.SIGINT)
+        return 128 + signal.SIGINT
     if args.min_success is not None and (summary is None or summary.totals.success_rate < args.min_success):
         console.print(f"success rate below --min-success {args.min_success:g}", markup=False)
         return EXIT_FAIL
     return EXIT_OK
+
+
+def cannot_write_line(first: RunWriteError | None, summary_error: RunWriteError | None, ended: bool) -> str:
+    """The one line that says what could not be written, and whether ``summary.json`` was."""
+    parts = [printable(str(first))] if first is not None else []
+    if summary_error is not None:
+        parts.append(f"summary.json could not be written either: {printable(str(summary_error))}"
+                     if first is not None else f"summary.json could not be written: {printable(str(summary_error))}")
+    elif first is not None:
+        parts.append("the evaluation stopped there; summary.json holds the runs that ended" if ended
+                     else "the evaluation stopped there, before any run ended")
+    return "; ".join(parts)
 
 
 async def _run(campaign: Campaign) -> list[dict[str, Any]]:

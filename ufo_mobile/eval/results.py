@@ -20,16 +20,19 @@ Scores:
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import comb
 from pathlib import Path
 from typing import Any
 
-from ufo_mobile.errors import ConfigError
+from ufo_mobile.errors import ConfigError, RunWriteError
+from ufo_mobile.trace.files import LineAppender, SpaceReserve, write_atomic
 
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
+RESERVE_FILE = ".reserve"
 KINDS = ("feasible", "retrieval", "impossible")
 _REQUIRED = ("task_id", "passed", "steps", "status")
 
@@ -124,29 +127,50 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> Summary:
 
 
 class ResultsWriter:
-    """Appends run records to ``results.jsonl`` as runs end (one line each, flushed)."""
+    """Appends run records to ``results.jsonl`` as runs end (one whole line each, on disk before
+    ``write`` returns), as a run writes its own directory: a small reserve file set aside at the
+    start is given back when a write fails (a full disk), so the line is tried once more and the
+    summary still fits; a line that does not fit is cut back off, never left half-written.
+
+    Raises:
+        ConfigError: the directory cannot be written at the start (nothing is left behind then).
+    """
 
     def __init__(self, directory: Path) -> None:
         self.path = directory / RESULTS_FILE
+        made = not directory.exists()
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot write the results: {exc.strerror}", path=str(self.path)) from exc
+            self._reserve = SpaceReserve(directory / RESERVE_FILE)
+            self._lines = LineAppender(self.path)
+        except (OSError, RunWriteError) as exc:
+            if made:
+                shutil.rmtree(directory, ignore_errors=True)
+            why = str(exc) if isinstance(exc, RunWriteError) else f"cannot write {directory}: {exc.strerror}"
+            raise ConfigError(f"cannot write the results: {why}", key="logs.dir") from exc
 
     def write(self, record: Mapping[str, Any]) -> None:
-        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        self._file.flush()
+        """Append the record's line.
+
+        Raises:
+            RunWriteError: it did not fit even with the reserve given back.
+        """
+        line = json.dumps(record, ensure_ascii=False, default=str)
+        try:
+            self._lines.append(line)
+        except RunWriteError:
+            self._reserve.release()
+            self._lines.append(line)
 
     def close(self) -> None:
-        self._file.close()
+        self._lines.close()
+        self._reserve.release()
 
 
 def write_summary(directory: Path, summary: Summary, meta: Mapping[str, Any]) -> Path:
+    """``summary.json``, whole or not at all. Raises ``RunWriteError`` when it cannot be written."""
     path = directory / SUMMARY_FILE
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({**meta, **summary.to_json()}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, (json.dumps({**meta, **summary.to_json()}, indent=2, ensure_ascii=False) + "\n").encode())
     return path
 
 

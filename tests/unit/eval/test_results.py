@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 from math import comb
@@ -10,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from ufo_mobile.cli.eval_cmd import progress_line, score_lines
-from ufo_mobile.errors import ConfigError
+from ufo_mobile.cli.eval_cmd import cannot_write_line, progress_line, score_lines
+from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.eval.results import ResultsWriter, compare, pass_at_k, read_results, summarize
 
 
@@ -161,3 +162,41 @@ def test_a_task_whose_runs_were_interrupted_on_one_side_is_not_compared() -> Non
     assert by_id["a"].delta == -1 and by_id["b"].delta is None
     assert [t.task_id for t in comparison.worse] == ["a"] and comparison.better == []
     assert comparison.b.totals.success_rate == 0.0 and comparison.b.totals.ended == 1
+
+
+def test_a_line_that_does_not_fit_is_tried_again_with_the_reserve_given_back(tmp_path: Path) -> None:
+    writer = ResultsWriter(tmp_path / "eval")
+    reserve = tmp_path / "eval" / ".reserve"
+    assert reserve.stat().st_size > 0
+    real, calls = writer._lines.append, []
+
+    def full_once(line: str) -> None:
+        calls.append(line)
+        if len(calls) == 1:
+            raise RunWriteError("cannot write results.jsonl: the disk is full", errno=errno.ENOSPC)
+        real(line)
+
+    writer._lines.append = full_once  # type: ignore[method-assign]
+    writer.write(record("a", True))
+    assert len(calls) == 2 and not reserve.exists()  # the reserve was given back for the second try
+    writer.close()
+    assert read_results(tmp_path / "eval") == [record("a", True)]
+
+
+def test_a_results_directory_that_cannot_be_made_is_a_config_error_and_leaves_nothing(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(ConfigError, match="cannot write the results") as caught:
+        ResultsWriter(tmp_path / "a-file" / "eval")
+    assert caught.value.key == "logs.dir"
+
+
+def test_the_line_that_says_what_could_not_be_written() -> None:
+    disk = RunWriteError("cannot write runs/x/steps.jsonl: full", errno=errno.ENOSPC)
+    summary = RunWriteError("cannot write summary.json: full", errno=errno.ENOSPC)
+    assert cannot_write_line(disk, None, True) == ("cannot write runs/x/steps.jsonl: full; the evaluation stopped "
+                                                   "there; summary.json holds the runs that ended")
+    assert cannot_write_line(disk, None, False).endswith("the evaluation stopped there, before any run ended")
+    assert cannot_write_line(disk, summary, True) == ("cannot write runs/x/steps.jsonl: full; summary.json could "
+                                                      "not be written either: cannot write summary.json: full")
+    assert cannot_write_line(None, summary, True) == ("summary.json could not be written: "
+                                                      "cannot write summary.json: full")
