@@ -35,5 +35,10 @@ def test_a_signal_stops_the_evaluation_and_keeps_its_records(tmp_path: Path, sig
     assert len(records) == 1, records  # one run at a time: only the one in flight ran
     assert (records[0]["status"], records[0]["reason"], records[0]["passed"]) == ("FAIL", reason, False)
     assert json.loads((Path(records[0]["run_dir"]) / "run.json").read_text())["status"] == "FAIL"
-    assert f"stopped ({reason}): 1 of " in out and "success rate: 0/1 runs" in out
-    assert json.loads((eval_dir / "summary.json").read_text())["stopped"] == reason
+    assert records[0]["interrupted"] is True and records[0]["outcome"] == "interrupted"
+    # the run that was stopped did not end: not a failure, and not in the success rate
+    assert f"stopped ({reason}): 0 of 6 runs ended, 1 interrupted" in out
+    assert "success rate: 0/0 runs that ended (none ended); 1 interrupted, not counted" in out
+    assert ": fail " not in out and "not passed:" not in out
+    summary = json.loads((eval_dir / "summary.json").read_text())
+    assert (summary["stopped"], summary["runs"], summary["ended"], summary["interrupted"]) == (reason, 1, 0, 1)

@@ -3,8 +3,11 @@
 An evaluation gets a directory of its own (``<log dir>/eval-<time>-<suite>-<random>/``) holding
 ``results.jsonl`` (one record per run, written as each run ends), ``summary.json`` and the runs'
 directories under ``runs/``. Exit codes: 0 the evaluation ran (whatever its score; with
-``--min-success`` 1 when the success rate is below it), 2 usage or configuration error, 128+N
-stopped by signal N (the records of every run that ended are kept).
+``--min-success`` 1 when the success rate is below it), 2 usage or configuration error (a log
+directory that cannot be written at the start included), ``EXIT_CANNOT_WRITE`` (3) a write failed
+on the way (a full disk): the evaluation stopped there, the records and scores of the runs that
+ended are kept and printed, and one line on stderr says what could not be written; 128+N stopped
+by signal N (the records of every run that ended are kept).
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ from rich.console import Console as RichConsole
 from rich.table import Table
 from rich.text import Text
 
-from ufo_mobile.cli import EXIT_FAIL, EXIT_OK, MODES, PROVIDERS, _model_overrides, fraction, positive
+from ufo_mobile.cli import EXIT_FAIL, EXIT_OK, MODES, PROVIDERS, _err, _model_overrides, fraction, positive
 from ufo_mobile.cli.console import fit, is_terminal
-from ufo_mobile.errors import ConfigError
+from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.eval import SuiteTask, load_suite, load_task, oracle_model
 from ufo_mobile.eval.campaign import BUILTIN_MODELS, BuiltinModel, Campaign, plan
 from ufo_mobile.eval.results import (
@@ -34,6 +37,7 @@ from ufo_mobile.eval.results import (
     Summary,
     Totals,
     compare,
+    is_interrupted,
     read_results,
     summarize,
     write_summary,
@@ -42,6 +46,9 @@ from ufo_mobile.safe_text import printable
 from ufo_mobile.session import install_stop_signals
 from ufo_mobile.settings import Settings, load_base_settings
 from ufo_mobile.shipped import suite_path
+
+#: The evaluation stopped because a write failed (a full or read-only disk); not the agent's score.
+EXIT_CANNOT_WRITE = 3
 
 
 def add_eval_parser(sub: Any) -> None:
@@ -106,7 +113,10 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     def on_record(record: dict[str, Any]) -> None:
         nonlocal done
         done += 1
-        writer.write(record)
+        try:
+            writer.write(record)
+        except RunWriteError as exc:  # kept in memory: still in the table, the scores and summary.json
+            campaign.cannot_write(exc)
         if not args.quiet:
             console.print(progress_line(record, done, len(runs)), markup=False, highlight=False)
 
@@ -124,21 +134,45 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     meta = {"suite": [str(p) for p in args.suite], "model": campaign.model_label, "mode": settings.mode,
             "repeat": args.repeat, "seed": args.seed, "planned_runs": len(runs), "stopped": campaign.stopped,
             "wall_seconds": round(time.monotonic() - started, 3)}
+    summary_error: RunWriteError | None = None
     if summary is None:
-        console.print(f"no run ended ({campaign.stopped or 'nothing to run'})", markup=False)
+        console.print(f"no run ended ({printable(campaign.stopped or 'nothing to run')})", markup=False)
     else:
-        write_summary(directory, summary, meta)
+        try:
+            write_summary(directory, summary, meta)
+        except RunWriteError as exc:
+            summary_error = exc
         print_results(console, records, summary)
     if campaign.stopped is not None:
-        console.print(f"stopped ({campaign.stopped}): {len(records)} of {len(runs)} runs ended and are recorded",
-                      markup=False)
+        stopped = summary.totals.interrupted if summary is not None else 0
+        console.print(f"stopped ({printable(campaign.stopped)}): {len(records) - stopped} of {len(runs)} runs ended"
+                      + (f", {stopped} interrupted" if stopped else "") + "; the records of every run are kept",
+                      markup=False, highlight=False)
     console.print(f"results: {printable(str(writer.path))}", markup=False, highlight=False)
+    if campaign.write_error is not None or summary_error is not None:
+        _err(f"error: {cannot_write_line(campaign.write_error, summary_error, summary is not None)}")
+    if campaign.stop_signal is not None:
+        return 128 + campaign.stop_signal
+    if campaign.write_error is not None or summary_error is not None:
+        return EXIT_CANNOT_WRITE
     if campaign.stopped is not None:
-        return 128 + (campaign.stop_signal or signal.SIGINT)
+        return 128 + signal.SIGINT
     if args.min_success is not None and (summary is None or summary.totals.success_rate < args.min_success):
         console.print(f"success rate below --min-success {args.min_success:g}", markup=False)
         return EXIT_FAIL
     return EXIT_OK
+
+
+def cannot_write_line(first: RunWriteError | None, summary_error: RunWriteError | None, ended: bool) -> str:
+    """The one line that says what could not be written, and whether ``summary.json`` was."""
+    parts = [printable(str(first))] if first is not None else []
+    if summary_error is not None:
+        parts.append(f"summary.json could not be written either: {printable(str(summary_error))}"
+                     if first is not None else f"summary.json could not be written: {printable(str(summary_error))}")
+    elif first is not None:
+        parts.append("the evaluation stopped there; summary.json holds the runs that ended" if ended
+                     else "the evaluation stopped there, before any run ended")
+    return "; ".join(parts)
 
 
 async def _run(campaign: Campaign) -> list[dict[str, Any]]:
@@ -213,9 +247,12 @@ def _console(out: TextIO) -> RichConsole:
 
 
 def progress_line(record: dict[str, Any], done: int, total: int) -> str:
-    verdict = "PASS" if record["passed"] else "fail"
-    outcome = record["status"] if record["status"] == "FINISH" else f"{record['status']} ({record['reason']})"
-    return fit(printable(f"[{done}/{total}] {record['task_id']} s{record['seed']}: {verdict}  {outcome}  "
+    if is_interrupted(record):  # it did not end: not judged, and not the agent's failure
+        ended = f"interrupted ({record['reason']})"
+    else:
+        outcome = record["status"] if record["status"] == "FINISH" else f"{record['status']} ({record['reason']})"
+        ended = f"{'PASS' if record['passed'] else 'fail'}  {outcome}"
+    return fit(printable(f"[{done}/{total}] {record['task_id']} s{record['seed']}: {ended}  "
                          f"{record['steps']}/{record['budget']} steps  {record['duration_seconds']:.1f}s"), 160)
 
 
@@ -231,19 +268,22 @@ def print_results(console: RichConsole, records: list[dict[str, Any]], summary: 
     table = Table(title="results", title_justify="left", show_footer=True)
     t = summary.totals
     for name, footer, justify in (("task", "total", "left"), ("seed", "", "right"), ("kind", "", "left"),
-                                  ("outcome", "", "left"), ("check", f"{t.passed}/{t.runs}", "left"),
+                                  ("outcome", "", "left"), ("check", f"{t.passed}/{t.ended}", "left"),
                                   ("steps", str(t.steps), "right"), ("time", f"{t.seconds:.1f}s", "right"),
                                   ("tokens", f"{t.prompt_tokens + t.completion_tokens:,}", "right"),
                                   ("cost", _cost(t.cost_usd), "right")):
         table.add_column(name, footer=footer, justify=justify, no_wrap=True)  # type: ignore[arg-type]
     for r in records:
-        outcome = r["status"] if r["status"] == "FINISH" else f"FAIL: {r['reason']}"
+        stopped = is_interrupted(r)
+        outcome = (f"interrupted: {r['reason']}" if stopped else r["status"] if r["status"] == "FINISH"
+                   else f"FAIL: {r['reason']}")
+        check = "-" if stopped else "pass" if r["passed"] else "FAIL"  # a run that did not end is not judged
         table.add_row(_cell(r["task_id"], 32), str(r["seed"]), r["kind"], _cell(outcome, 36),
-                      "pass" if r["passed"] else "FAIL", f"{r['steps']}/{r['budget']}",
+                      check, f"{r['steps']}/{r['budget']}",
                       f"{float(r['duration_seconds']):.1f}s",
                       f"{int(r['prompt_tokens'] or 0) + int(r['completion_tokens'] or 0):,}", _cost(r["cost_usd"]))
     console.print(table)
-    failed = [r for r in records if not r["passed"]]
+    failed = [r for r in records if not r["passed"] and not is_interrupted(r)]
     for r in failed:
         console.print(_cell(f"  not passed: {r['task_id']} s{r['seed']}: {r['why']}", 200), soft_wrap=True)
     console.print(score_lines(summary), markup=False, highlight=False)
@@ -252,11 +292,15 @@ def print_results(console: RichConsole, records: list[dict[str, Any]], summary: 
 def score_lines(summary: Summary) -> str:
     t = summary.totals
     pass_at = "; ".join(f"pass@{k} {v:.3f}" for k, v in summary.pass_at.items())
-    kinds = ", ".join(f"{kind} {k.passed}/{k.runs}" for kind, k in summary.by_kind.items())
+    kinds = ", ".join(f"{kind} {k.passed}/{k.ended}" + (f" ({k.interrupted} interrupted)" if k.interrupted else "")
+                      for kind, k in summary.by_kind.items())
+    runs = f"{t.passed}/{t.ended} runs that ended" if t.interrupted else f"{t.passed}/{t.runs} runs"
     return "\n".join([
-        f"success rate: {t.passed}/{t.runs} runs ({t.success_rate:.1%}); {pass_at}"
+        f"success rate: {runs} ({f'{t.success_rate:.1%}' if t.ended else 'none ended'})"
+        + (f"; {pass_at}" if pass_at else "")
         + (f"; of the rest, {t.needs_person} stopped for a person (nobody could answer or approve)"
-           if t.needs_person else ""),
+           if t.needs_person else "")
+        + (f"; {t.interrupted} interrupted, not counted" if t.interrupted else ""),
         f"by kind: {kinds}",
         f"totals: {summary.tasks} tasks, {t.steps} steps, {t.seconds:.1f}s, {t.prompt_tokens:,} prompt + "
         f"{t.completion_tokens:,} completion tokens, cost {_cost(t.cost_usd)}",
@@ -264,7 +308,9 @@ def score_lines(summary: Summary) -> str:
 
 
 def _rate(t: Totals | None) -> str:
-    return "-" if t is None else f"{t.passed}/{t.runs}"
+    if t is None:
+        return "-"
+    return f"{t.passed}/{t.ended}" + (f" (+{t.interrupted} interrupted)" if t.interrupted else "")
 
 
 def _steps(t: Totals | None) -> str:
@@ -279,14 +325,15 @@ def print_comparison(console: RichConsole, comparison: Comparison, a: Path, b: P
     for change in comparison.tasks:
         delta = change.delta
         word = ("only in A" if change.b is None else "only in B" if change.a is None
-                else "better" if delta and delta > 0 else "worse" if delta and delta < 0 else "same")
+                else "no run ended" if delta is None
+                else "better" if delta > 0 else "worse" if delta < 0 else "same")
         table.add_row(_cell(change.task_id, 32), _rate(change.a), _rate(change.b), word, _steps(change.a),
                       _steps(change.b))
     console.print(table)
     sa, sb = comparison.a.totals, comparison.b.totals
     points = (sb.success_rate - sa.success_rate) * 100
-    lines = [f"success rate: A {sa.success_rate:.1%} ({sa.passed}/{sa.runs}) -> B {sb.success_rate:.1%} "
-             f"({sb.passed}/{sb.runs}), {points:+.1f} points",
+    lines = [f"success rate: A {sa.success_rate:.1%} ({_rate(sa)}) -> B {sb.success_rate:.1%} "
+             f"({_rate(sb)}), {points:+.1f} points",
              f"tasks: {len(comparison.better)} better, {len(comparison.worse)} worse",
              f"tokens: A {sa.prompt_tokens + sa.completion_tokens:,} -> B {sb.prompt_tokens + sb.completion_tokens:,}"
              f"; cost: A {_cost(sa.cost_usd)} -> B {_cost(sb.cost_usd)}"]

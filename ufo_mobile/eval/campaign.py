@@ -4,12 +4,15 @@
 in-process phone), and hands each finished run's record to ``on_record`` as soon as it is judged,
 so the caller can write it before the next one ends. ``Campaign.stop`` (Ctrl-C, SIGTERM) interrupts
 the runs in flight, which record their step and end in FAIL as a single run does, and starts no
-more: the records of every run that ended are kept.
+more: the records of every run that ended are kept. A write that fails (a full disk: a run's
+directory, or the caller's records, ``cannot_write``) stops the campaign the same way: every later
+run would fail for the disk, not for the agent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +20,7 @@ from typing import Any, Literal
 
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.eval.runner import give_up_model, oracle_model, run_task
 from ufo_mobile.eval.spec import SuiteTask, TaskInstance
 from ufo_mobile.llm.base import ChatModel
@@ -66,6 +70,7 @@ class Campaign:
         self.runs_in_flight = RunGroup()
         self.stopped: str | None = None  # why the campaign was stopped, if it was
         self.stop_signal: int | None = None
+        self.write_error: RunWriteError | None = None  # the first write that failed, if one did
 
     @property
     def model_label(self) -> str:
@@ -95,6 +100,13 @@ class Campaign:
             self.stopped, self.stop_signal = reason, signal
         self.runs_in_flight.interrupt(reason, signal)
 
+    def cannot_write(self, error: RunWriteError) -> None:
+        """A write failed (a full disk, a read-only one): remember the first, and stop the campaign."""
+        if self.write_error is None:
+            self.write_error = error
+        why = os.strerror(error.errno) if error.errno is not None else str(error)
+        self.stop(f"cannot write the evaluation's directory: {why}")
+
     def abandon(self) -> None:
         """Stop waiting for the runs in flight (a second Ctrl-C): each still records why it ended."""
         self.runs_in_flight.abandon()
@@ -108,20 +120,34 @@ class Campaign:
             async with gate:
                 if self.stopped is not None:
                     return
-                records[index] = record = await self._run_one(planned)
+                record = await self._run_one(planned)
+                if record is None:
+                    return
+                records[index] = record
                 if self.on_record is not None:
                     self.on_record(record)
 
         await asyncio.gather(*(one(i, r) for i, r in enumerate(self.runs)))
         return [records[i] for i in sorted(records)]
 
-    async def _run_one(self, planned: EvalRun) -> dict[str, Any]:
+    async def _run_one(self, planned: EvalRun) -> dict[str, Any] | None:
+        """The run's record; ``None`` when the run could not even record its start or its end."""
         instance = planned.instance
         control = self.runs_in_flight.join()
         try:
             outcome = await run_task(instance, log_dir=self.log_dir, model=self.model_for(instance),
                                      settings=self._settings_for(instance), driver=self.driver,
                                      on_start=control.started)
+        except RunWriteError as exc:  # the run's final run.json did not fit: nothing to judge it by
+            self.cannot_write(exc)
+            return None
+        except ConfigError as exc:  # its run directory could not be made (a full disk), or a real config error
+            if not isinstance(exc.__cause__, RunWriteError):
+                raise
+            self.cannot_write(exc.__cause__)
+            return None
         finally:
             self.runs_in_flight.leave(control)
+        if outcome.write_failure is not None:
+            self.cannot_write(outcome.write_failure)
         return {**outcome.to_json(), "repeat": planned.repeat, "model": self.model_label, "mode": self.settings.mode}

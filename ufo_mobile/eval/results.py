@@ -6,27 +6,33 @@ what it did. ``summarize`` scores a list of records; ``compare`` puts two evalua
 
 Scores:
 
-- success rate: the runs whose check passed, over all runs;
-- pass@k (for each task, then averaged over tasks): the chance that at least one of k runs of the
-  task passes, by the unbiased estimator of Chen et al. (2021), ``1 - C(n-c, k) / C(n, k)`` for a
-  task run ``n`` times of which ``c`` passed; pass@1 is the mean per-task success rate;
-- totals: steps, time, prompt and completion tokens, and cost (``None`` as soon as one run's cost
-  is unknown: an unknown price is not $0).
+- success rate: the runs whose check passed, over the runs that ended. A run that was interrupted
+  (``"interrupted": true`` in its record: stopped by a signal, or cut off by a disk that filled up
+  under it) did not end: it is neither a pass nor a failure of the agent, and is counted apart;
+- pass@k (for each task, then averaged over the tasks with a run that ended): the chance that at
+  least one of k runs of the task passes, by the unbiased estimator of Chen et al. (2021),
+  ``1 - C(n-c, k) / C(n, k)`` for a task whose runs ended ``n`` times of which ``c`` passed; pass@1
+  is the mean per-task success rate;
+- totals (of every run, interrupted or not): steps, time, prompt and completion tokens, and cost
+  (``None`` as soon as one run's cost is unknown: an unknown price is not $0).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import comb
 from pathlib import Path
 from typing import Any
 
-from ufo_mobile.errors import ConfigError
+from ufo_mobile.errors import ConfigError, RunWriteError
+from ufo_mobile.trace.files import LineAppender, SpaceReserve, write_atomic
 
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
+RESERVE_FILE = ".reserve"
 KINDS = ("feasible", "retrieval", "impossible")
 _REQUIRED = ("task_id", "passed", "steps", "status")
 
@@ -43,8 +49,9 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 @dataclass
 class Totals:
     runs: int = 0
-    passed: int = 0
+    passed: int = 0  # of the runs that ended
     needs_person: int = 0  # runs that did not pass because they stopped for a person nobody could be
+    interrupted: int = 0  # runs that did not end (a signal, a full disk): neither passed nor failed
     steps: int = 0
     seconds: float = 0.0
     prompt_tokens: int = 0
@@ -53,8 +60,11 @@ class Totals:
 
     def add(self, record: Mapping[str, Any]) -> None:
         self.runs += 1
-        self.passed += bool(record.get("passed"))
-        self.needs_person += not record.get("passed") and record.get("outcome") == "needs_person"
+        if is_interrupted(record):
+            self.interrupted += 1
+        else:
+            self.passed += bool(record.get("passed"))
+            self.needs_person += not record.get("passed") and record.get("outcome") == "needs_person"
         self.steps += int(record.get("steps") or 0)
         self.seconds += float(record.get("duration_seconds") or 0.0)
         self.prompt_tokens += int(record.get("prompt_tokens") or 0)
@@ -63,8 +73,18 @@ class Totals:
         self.cost_usd = None if self.cost_usd is None or cost is None else self.cost_usd + float(cost)
 
     @property
+    def ended(self) -> int:
+        """The runs that ended (the success rate's denominator)."""
+        return self.runs - self.interrupted
+
+    @property
     def success_rate(self) -> float:
-        return self.passed / self.runs if self.runs else 0.0
+        return self.passed / self.ended if self.ended else 0.0
+
+
+def is_interrupted(record: Mapping[str, Any]) -> bool:
+    """Whether the run did not end: it was stopped from outside, or cut off by a failed write."""
+    return bool(record.get("interrupted"))
 
 
 @dataclass
@@ -73,15 +93,15 @@ class Summary:
 
     totals: Totals
     by_kind: dict[str, Totals]
-    pass_at: dict[int, float]  # k -> pass@k over the tasks run at least k times
+    pass_at: dict[int, float]  # k -> pass@k over the tasks with a run that ended
     tasks: int
-    runs_per_task: int  # the fewest runs any task had (pass@k is given up to it)
+    runs_per_task: int  # the fewest runs that ended any such task had (pass@k is given up to it)
     per_task: dict[str, Totals] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         def totals(t: Totals) -> dict[str, Any]:
-            return {"runs": t.runs, "passed": t.passed, "needs_person": t.needs_person,
-                    "success_rate": round(t.success_rate, 4), "steps": t.steps,
+            return {"runs": t.runs, "ended": t.ended, "interrupted": t.interrupted, "passed": t.passed,
+                    "needs_person": t.needs_person, "success_rate": round(t.success_rate, 4), "steps": t.steps,
                     "seconds": round(t.seconds, 3), "prompt_tokens": t.prompt_tokens,
                     "completion_tokens": t.completion_tokens,
                     "cost_usd": None if t.cost_usd is None else round(t.cost_usd, 6)}
@@ -99,36 +119,58 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> Summary:
         totals.add(record)
         by_kind.setdefault(str(record.get("kind", "feasible")), Totals()).add(record)
         per_task.setdefault(str(record["task_id"]), Totals()).add(record)
-    fewest = min((t.runs for t in per_task.values()), default=0)
+    scored = [t for t in per_task.values() if t.ended]  # a task whose every run was interrupted has no score
+    fewest = min((t.ended for t in scored), default=0)
     ks = sorted({1, fewest}) if fewest else []
-    pass_at = {k: sum(pass_at_k(t.runs, t.passed, k) for t in per_task.values()) / len(per_task) for k in ks}
+    pass_at = {k: sum(pass_at_k(t.ended, t.passed, k) for t in scored) / len(scored) for k in ks}
     return Summary(totals, {k: t for k, t in by_kind.items() if t.runs}, pass_at, len(per_task), fewest, per_task)
 
 
 class ResultsWriter:
-    """Appends run records to ``results.jsonl`` as runs end (one line each, flushed)."""
+    """Appends run records to ``results.jsonl`` as runs end (one whole line each, on disk before
+    ``write`` returns), as a run writes its own directory: a small reserve file set aside at the
+    start is given back when a write fails (a full disk), so the line is tried once more and the
+    summary still fits; a line that does not fit is cut back off, never left half-written.
+
+    Raises:
+        ConfigError: the directory cannot be written at the start (nothing is left behind then).
+    """
 
     def __init__(self, directory: Path) -> None:
         self.path = directory / RESULTS_FILE
+        made = not directory.exists()
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot write the results: {exc.strerror}", path=str(self.path)) from exc
+            self._reserve = SpaceReserve(directory / RESERVE_FILE)
+            self._lines = LineAppender(self.path)
+        except (OSError, RunWriteError) as exc:
+            if made:
+                shutil.rmtree(directory, ignore_errors=True)
+            why = str(exc) if isinstance(exc, RunWriteError) else f"cannot write {directory}: {exc.strerror}"
+            raise ConfigError(f"cannot write the results: {why}", key="logs.dir") from exc
 
     def write(self, record: Mapping[str, Any]) -> None:
-        self._file.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-        self._file.flush()
+        """Append the record's line.
+
+        Raises:
+            RunWriteError: it did not fit even with the reserve given back.
+        """
+        line = json.dumps(record, ensure_ascii=False, default=str)
+        try:
+            self._lines.append(line)
+        except RunWriteError:
+            self._reserve.release()
+            self._lines.append(line)
 
     def close(self) -> None:
-        self._file.close()
+        self._lines.close()
+        self._reserve.release()
 
 
 def write_summary(directory: Path, summary: Summary, meta: Mapping[str, Any]) -> Path:
+    """``summary.json``, whole or not at all. Raises ``RunWriteError`` when it cannot be written."""
     path = directory / SUMMARY_FILE
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps({**meta, **summary.to_json()}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, (json.dumps({**meta, **summary.to_json()}, indent=2, ensure_ascii=False) + "\n").encode())
     return path
 
 
@@ -169,7 +211,7 @@ class TaskChange:
 
     @property
     def delta(self) -> float | None:
-        if self.a is None or self.b is None:
+        if self.a is None or self.b is None or not self.a.ended or not self.b.ended:
             return None
         return self.b.success_rate - self.a.success_rate
 

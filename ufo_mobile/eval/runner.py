@@ -10,13 +10,14 @@ built by the session from ``settings.model``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from signal import Signals
 from typing import Any
 
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.errors import ConfigError, SimulatorError
+from ufo_mobile.errors import ConfigError, RunWriteError, SimulatorError
 from ufo_mobile.eval.checks import RunFacts
 from ufo_mobile.eval.spec import TaskInstance, judge
 from ufo_mobile.llm.base import ChatModel
@@ -60,12 +61,17 @@ class TaskOutcome:
     cost_usd: float | None
     run_id: str
     run_dir: Path
-    outcome: str = ""  # success, failed, or needs_person (RunResult.outcome)
+    outcome: str = ""  # success, failed, needs_person (RunResult.outcome), or interrupted
     turns: int = 0  # the run's recorded steps (each model turn: in reasoning mode the planner's too)
+    interrupted: bool = False  # the run did not end: stopped from outside, or cut off by a failed write
+    signal: str | None = None  # the signal that stopped it (SIGINT, SIGTERM, SIGHUP), if one did
+    write_failure: RunWriteError | None = field(default=None, repr=False, compare=False)  # it cut the run off
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = asdict(replace(self, write_failure=None))
+        del data["write_failure"]
         data["run_dir"] = str(self.run_dir)
+        data["write_error"] = None if self.write_failure is None else str(self.write_failure)
         return data
 
 
@@ -147,6 +153,10 @@ async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | 
     session = Session(run_settings(instance, base, log_dir), device=device, model=model, run_id=run_id,
                       on_start=on_start)
     result = await session.run()
+    # a run that a failed write ended (a full disk) did not end on its own either: not the agent's failure
+    failure = session.context.writer.failure if session.context is not None else None
+    write_failure = failure if not result.ok and not result.interrupted else None
+    interrupted = result.interrupted or write_failure is not None
     facts = RunFacts(status=str(result.status), answer=result.answer, reason=result.reason, state=phone.state)
     verdict = judge(instance, facts, gave_up=agent_gave_up(result))
     return TaskOutcome(
@@ -155,7 +165,9 @@ async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | 
         passed=verdict.passed, why=verdict.why, steps=result.steps_used, budget=instance.task.spec.budget,
         duration_seconds=result.duration_seconds, prompt_tokens=result.prompt_tokens,
         completion_tokens=result.completion_tokens, cost_usd=result.cost_usd, run_id=result.run_id,
-        run_dir=result.run_dir, outcome=result.outcome, turns=result.steps)
+        run_dir=result.run_dir, outcome="interrupted" if interrupted else result.outcome, turns=result.steps,
+        interrupted=interrupted, signal=None if result.signal is None else Signals(result.signal).name,
+        write_failure=write_failure)
 
 
 def agent_gave_up(result: RunResult) -> bool:

@@ -15,12 +15,19 @@ from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ufo_mobile.fleet.jobs import Event, Task
-from ufo_mobile.fleet.scheduler import Attempt, TaskResult
+from ufo_mobile.fleet.scheduler import INTERRUPTED, Attempt, TaskResult
 from ufo_mobile.safe_text import printable
 
 Clock = Callable[[], float]
 ACTION_WIDTH, DETAIL_LIMIT = 48, 160
-_STYLE = {"FINISH": "green", "FAIL": "red", "ERROR": "red", "running": "yellow", "waiting": "dim"}
+_STYLE = {"FINISH": "green", "FAIL": "red", "ERROR": "red", "running": "yellow", "waiting": "dim",
+          INTERRUPTED: "dim"}
+
+
+def _status(attempt: Attempt) -> str:
+    """How the attempt ended: its run's status, or ``interrupted`` (stopped from outside: not a FAIL of its own)."""
+    o = attempt.outcome
+    return INTERRUPTED if o.interrupted and not o.ok else o.status
 
 
 @dataclass
@@ -63,7 +70,7 @@ class Board:
 
     def ended(self, result: TaskResult, attempt: Attempt) -> None:
         row = self.rows[result.task.index]
-        row.state = attempt.outcome.status + (" (retrying)" if attempt.retried else "")
+        row.state = _status(attempt) + (" (retrying)" if attempt.retried else "")
         row.step = attempt.outcome.steps
         if row.ended is None:
             row.ended = self.clock()
@@ -120,7 +127,7 @@ class PlainView:
         o = attempt.outcome
         what = printable(o.answer or o.reason, DETAIL_LIMIT)
         self._print(f"end   {result.task.label} {printable(result.task.name, 40)} on {printable(o.phone, 60)} "
-                    f"(attempt {o.attempt}): {o.status} after {o.steps} step{'s' if o.steps != 1 else ''} "
+                    f"(attempt {o.attempt}): {_status(attempt)} after {o.steps} step{'s' if o.steps != 1 else ''} "
                     f"in {o.duration_seconds:.1f} s" + (f": {what}" if what else ""))
 
     def notice(self, line: str) -> None:

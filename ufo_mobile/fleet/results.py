@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ufo_mobile.fleet.scheduler import DONE, FAILED, NOT_RUN, Attempt, TaskResult
+from ufo_mobile.fleet.scheduler import DONE, FAILED, INTERRUPTED, NOT_RUN, Attempt, TaskResult
 from ufo_mobile.report.markup import status_class, text
 from ufo_mobile.safe_text import printable
 from ufo_mobile.trace.files import append_line, write_atomic
@@ -56,7 +56,14 @@ def attempt_record(info: BatchInfo, result: TaskResult, attempt: Attempt) -> dic
             "duration_seconds": o.duration_seconds, "device_error": o.device_error,
             "phone_lost": attempt.phone_lost, "retried": attempt.retried, "interrupted": o.interrupted,
             "prompt_tokens": o.prompt_tokens, "completion_tokens": o.completion_tokens, "cost_usd": o.cost_usd,
-            "outcome": "success" if o.ok else "needs_person" if o.needs_person else "failed"}
+            "outcome": attempt_outcome(attempt)}
+
+
+def attempt_outcome(attempt: Attempt) -> str:
+    """success, failed, needs_person, or interrupted (stopped from outside: not a failure of the task)."""
+    o = attempt.outcome
+    return ("success" if o.ok else "interrupted" if o.interrupted else "needs_person" if o.needs_person
+            else "failed")
 
 
 def append_attempt(info: BatchInfo, result: TaskResult, attempt: Attempt) -> dict[str, Any]:
@@ -75,6 +82,7 @@ class Totals:
     attempts: int
     steps: int
     needs_person: int = 0  # of the failed: the last attempt stopped for a person nobody could be
+    interrupted: int = 0  # the last attempt was stopped from outside (the batch's own stop): not failed
 
 
 def totals(results: list[TaskResult]) -> Totals:
@@ -82,7 +90,8 @@ def totals(results: list[TaskResult]) -> Totals:
     return Totals(len(results), sum(r.state == DONE for r in results), sum(r.state == FAILED for r in results),
                   sum(r.state == NOT_RUN for r in results), sum(a.retried for a in attempts), len(attempts),
                   sum(a.outcome.steps for a in attempts),
-                  sum(r.state == FAILED and r.attempts[-1].outcome.needs_person for r in results))
+                  sum(r.state == FAILED and r.attempts[-1].outcome.needs_person for r in results),
+                  sum(r.state == INTERRUPTED for r in results))
 
 
 def _why(result: TaskResult) -> str:
@@ -101,6 +110,8 @@ def summary_lines(info: BatchInfo, results: list[TaskResult]) -> list[str]:
              + (f", stopped: {printable(info.stopped, 40)}" if info.stopped else ""),
              f"finished {t.finished}, failed {t.failed}"
              + (f" ({t.needs_person} of them stopped for a person)" if t.needs_person else "")
+             + (f", interrupted {t.interrupted} (stopped before they ended, not counted as failed)"
+                if t.interrupted else "")
              + f", not run {t.not_run}; retried {t.retried} after a lost phone; "
              f"{t.attempts} attempt{'s' if t.attempts != 1 else ''}, {t.steps} steps in "
              f"{info.duration_seconds:.1f} s{rate}"]
@@ -133,7 +144,7 @@ table.facts { width: auto; margin-bottom: 18px; }
 """
 
 
-_STATE_CLASS = {DONE: "FINISH", FAILED: "FAIL"}
+_STATE_CLASS = {DONE: "FINISH", FAILED: "FAIL"}  # interrupted, not run: grey
 
 
 def _badge(word: str, status: str | None = None) -> str:
@@ -150,7 +161,8 @@ def _attempt_row(info: BatchInfo, result: TaskResult, attempt: Attempt, first: b
     state = _badge(result.state, _STATE_CLASS.get(result.state))
     task_cells = (f'<td rowspan="{span}">{text(result.task.label)} {text(result.task.name, 80)}</td>'
                   f'<td rowspan="{span}">{state}</td>') if first else ""
-    return (f"<tr>{task_cells}<td>{o.attempt}</td><td>{text(o.phone, 80)}</td><td>{_badge(o.status)}</td>"
+    status = _badge(INTERRUPTED) if o.interrupted and not o.ok else _badge(o.status)
+    return (f"<tr>{task_cells}<td>{o.attempt}</td><td>{text(o.phone, 80)}</td><td>{status}</td>"
             f"<td>{o.steps}</td><td>{o.duration_seconds:.1f} s</td>"
             f'<td class="why">{text(o.answer or o.reason, REASON_LIMIT)}'
             f'{" <span class=muted>(" + ", ".join(notes) + ")</span>" if notes else ""}</td><td>{link}</td></tr>')
@@ -161,7 +173,9 @@ def render_html(info: BatchInfo, results: list[TaskResult]) -> str:
     facts = [("batch", info.batch_id), ("engine", info.engine), ("phones", ", ".join(info.phones)),
              ("parallel", str(info.parallel)), ("started", info.started_at),
              ("duration", f"{info.duration_seconds:.1f} s"),
-             ("tasks", f"{t.finished} finished, {t.failed} failed, {t.not_run} not run of {t.tasks}"),
+             ("tasks", f"{t.finished} finished, {t.failed} failed, "
+                       + (f"{t.interrupted} interrupted, " if t.interrupted else "")
+                       + f"{t.not_run} not run of {t.tasks}"),
              ("attempts", f"{t.attempts} ({t.retried} retried after a lost phone), {t.steps} steps")]
     if info.stopped:
         facts.append(("stopped", info.stopped))

@@ -20,8 +20,9 @@ from ufo_mobile.fleet.pool import Pool
 
 EventSink = Callable[[Event], None]
 
-#: A task's final state.
-DONE, FAILED, NOT_RUN = "finished", "failed", "not run"
+#: A task's final state. A task whose last attempt was stopped from outside (the batch's own Ctrl-C,
+#: SIGTERM, SIGHUP) is ``INTERRUPTED``: it did not end, so it is not a failure of the task.
+DONE, FAILED, INTERRUPTED, NOT_RUN = "finished", "failed", "interrupted", "not run"
 
 
 class Engine(Protocol):
@@ -53,7 +54,10 @@ class TaskResult:
     def state(self) -> str:
         if not self.attempts:
             return NOT_RUN
-        return DONE if self.attempts[-1].outcome.status == FINISHED else FAILED
+        last = self.attempts[-1].outcome
+        if last.status == FINISHED:
+            return DONE
+        return INTERRUPTED if last.interrupted else FAILED
 
 
 class Notices(Protocol):

@@ -5,7 +5,9 @@ every bad input one line and exit 2; a stopped evaluation keeps what it did."""
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
+import os
 import signal
 from pathlib import Path
 from typing import Any
@@ -163,5 +165,20 @@ async def test_a_stopped_campaign_interrupts_its_runs_and_keeps_their_records(tm
     assert sorted(r["task_id"] for r in records) == sorted(r["task_id"] for r in seen)  # seen: in the order they ended
     for r in records:
         assert (r["status"], r["reason"], r["passed"]) == ("FAIL", "interrupted", False)
+        assert (r["interrupted"], r["signal"], r["outcome"]) == (True, "SIGINT", "interrupted")
         assert json.loads((Path(r["run_dir"]) / "run.json").read_text())["status"] == "FAIL"
     assert tasks[2].id not in {r["task_id"] for r in records}
+
+
+async def test_a_campaign_whose_runs_cannot_be_written_stops_and_says_why(tmp_path: Path) -> None:
+    """A run directory that cannot be made (here: under a file; a full disk alike) stops the campaign
+    with the first write error; no run has a record, and no more runs start."""
+    (tmp_path / "a-file").write_text("")
+    seen: list[dict[str, Any]] = []
+    tasks = [t for t in suite_tasks() if t.kind == "feasible"][:3]
+    campaign = Campaign(plan(tasks), settings=default_settings(), log_dir=tmp_path / "a-file" / "runs",
+                        builtin="give-up", on_record=seen.append)
+    assert await asyncio.wait_for(campaign.run(), 60) == [] and seen == []
+    assert campaign.write_error is not None and campaign.write_error.errno == errno.ENOTDIR
+    assert campaign.stopped == f"cannot write the evaluation's directory: {os.strerror(errno.ENOTDIR)}"
+    assert campaign.stop_signal is None

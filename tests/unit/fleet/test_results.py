@@ -82,3 +82,25 @@ def test_a_run_that_stopped_for_a_person_is_counted_apart(tmp_path: Path) -> Non
     record = results.attempt_record(info, asked, asked.attempts[0])
     assert record["outcome"] == "needs_person"
     assert results.attempt_record(info, found[1], found[1].attempts[0])["outcome"] == "failed"
+
+
+def test_a_task_the_batchs_own_stop_cut_short_is_interrupted_not_failed(tmp_path: Path) -> None:
+    info, found = sample(tmp_path)
+    info.stopped = "interrupted"
+    cut = TaskResult(task(4, "alarm"), [Attempt(outcome(tmp_path, 4, 1, "p1", "FAIL", interrupted=True, signal=2,
+                                                        reason="interrupted"))])
+    everything = [*found, cut]
+    t = results.totals(everything)
+    assert (t.finished, t.failed, t.interrupted, t.not_run) == (1, 1, 1, 1)
+    lines = results.summary_lines(info, everything)
+    assert lines[1].startswith("finished 1, failed 1, interrupted 1 (stopped before they ended, not counted as "
+                               "failed), not run 1;")
+    assert "  t04 alarm: interrupted: FAIL on p1: interrupted" in lines
+    record = results.attempt_record(info, cut, cut.attempts[0])
+    assert (record["outcome"], record["interrupted"]) == ("interrupted", True)
+    page = results.render_html(info, everything)
+    assert "1 finished, 1 failed, 1 interrupted, 1 not run of 4" in page
+    results.write_summary_json(info, everything)
+    data = json.loads((tmp_path / "batch.json").read_text())
+    assert (data["failed"], data["interrupted"]) == (1, 1)
+    assert [r["state"] for r in data["results"]] == ["finished", "failed", "not run", "interrupted"]
