@@ -16,8 +16,9 @@ and a network namespace of its own unless the settings allow the network:
 - the number of its processes is bounded (``RLIMIT_NPROC`` counted in its own user namespace, so the
   whole tree, not each process), besides each process's memory, CPU time and file size.
 
-Memory is bounded per process (``RLIMIT_AS``), so the tree as a whole may use at most
-``max_processes x memory_mb``: a whole-tree memory bound needs a cgroup this runtime does not own.
+Where the runtime may make a control group of its own (``cgroup.py``), the whole tree's memory and
+number of processes are bounded there too, in either mode; where it may not, memory is bounded per
+process (``RLIMIT_AS``), so the tree may use up to ``max_processes x memory_mb``.
 
 ``process`` is the weaker mode of earlier versions: a child process with an empty environment and
 the same per-process limits, but the machine's whole file system and process table in view. The

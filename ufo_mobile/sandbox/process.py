@@ -33,11 +33,13 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator
 from typing import Any
 
+from ufo_mobile.sandbox.cgroup import TreeGroup
 from ufo_mobile.sandbox.errors import ProtocolError, SandboxError
 from ufo_mobile.sandbox.isolation import ISOLATED, Confinement, command, namespace_problem
 from ufo_mobile.sandbox.output import BoundedOutput
@@ -84,7 +86,7 @@ class SandboxProcess:
     """One running sandbox child; use ``sandbox_process()``, which always closes it."""
 
     def __init__(self, transport: asyncio.SubprocessTransport, protocol: asyncio.subprocess.SubprocessStreamProtocol,
-                 workdir: str, output_limit: int, *, wrapped: bool = False) -> None:
+                 workdir: str, output_limit: int, *, wrapped: bool = False, group: TreeGroup | None = None) -> None:
         proc = asyncio.subprocess.Process(transport, protocol, asyncio.get_running_loop())
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._transport = transport
@@ -93,6 +95,8 @@ class SandboxProcess:
         self._stdout = proc.stdout
         self.workdir = workdir
         self.wrapped = wrapped
+        self.group = group
+        """The control group bounding the child's whole tree, where one could be made."""
         """The child runs under bubblewrap, which exits with 128 + N when the child was killed by signal N."""
         self.killed = False
         """``kill()`` was called while the child still ran."""
@@ -192,6 +196,8 @@ class SandboxProcess:
                 _settle(task)
             self._transport.close()  # the pipes too, even if a process that left the group holds them
             shutil.rmtree(self.workdir, ignore_errors=True)
+            if self.group is not None:
+                self.group.remove()
 
 
 def _settle(task: asyncio.Future[Any] | None) -> None:
@@ -204,9 +210,11 @@ def _settle(task: asyncio.Future[Any] | None) -> None:
         task.exception()
 
 
-async def start(*, site: bool, output_limit: int, confinement: Confinement = ISOLATED) -> SandboxProcess:
+async def start(*, site: bool, output_limit: int, confinement: Confinement = ISOLATED,
+                tree: tuple[int, int] | None = None) -> SandboxProcess:
     """Start a sandbox child; ``site`` makes installed packages importable (scripts); ``confinement``:
-    in namespaces (``isolation.py``), or a plain process."""
+    in namespaces (``isolation.py``), or a plain process; ``tree``: (bytes, processes) for the whole
+    tree, in a control group of its own where one can be made (``cgroup.py``)."""
     if not hasattr(os, "killpg"):
         raise SandboxError("the sandbox needs a POSIX system (process groups and resource limits)")
     if not sys.executable:
@@ -225,23 +233,27 @@ async def start(*, site: bool, output_limit: int, confinement: Confinement = ISO
     except SandboxError:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
+    group = TreeGroup.make(*tree) if tree is not None else None
     try:  # loop.subprocess_exec rather than create_subprocess_exec: close() needs the transport
         transport, protocol = await loop.subprocess_exec(
             lambda: asyncio.subprocess.SubprocessStreamProtocol(limit=MAX_MESSAGE_BYTES, loop=loop),
             *program,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            env=clean_environment(workdir), cwd=workdir, start_new_session=True)
-    except OSError as exc:
+            env=clean_environment(workdir), cwd=workdir, start_new_session=True,
+            preexec_fn=group.joiner() if group is not None else None)
+    except (OSError, subprocess.SubprocessError) as exc:
         shutil.rmtree(workdir, ignore_errors=True)
+        if group is not None:
+            group.remove()
         raise SandboxError(f"the sandbox process did not start: {exc}") from exc
-    return SandboxProcess(transport, protocol, workdir, output_limit, wrapped=program[0] != python)
+    return SandboxProcess(transport, protocol, workdir, output_limit, wrapped=program[0] != python, group=group)
 
 
 @contextlib.asynccontextmanager
-async def sandbox_process(*, site: bool, output_limit: int,
-                          confinement: Confinement = ISOLATED) -> AsyncIterator[SandboxProcess]:
+async def sandbox_process(*, site: bool, output_limit: int, confinement: Confinement = ISOLATED,
+                          tree: tuple[int, int] | None = None) -> AsyncIterator[SandboxProcess]:
     """A started sandbox child, killed, reaped and cleaned up on the way out, whatever happened."""
-    process = await start(site=site, output_limit=output_limit, confinement=confinement)
+    process = await start(site=site, output_limit=output_limit, confinement=confinement, tree=tree)
     try:
         yield process
     finally:

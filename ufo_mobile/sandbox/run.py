@@ -40,7 +40,8 @@ async def run_codeact(code: str, tools: Sequence[str], call_tool: ToolCaller,
         return CodeRun(refused=refused, duration_seconds=time.perf_counter() - started)
     confinement = confinement or codeact_confinement()
     job = _job("codeact", code, limits, confinement, tools=list(tools))
-    async with sandbox_process(site=False, output_limit=limits.max_output_chars, confinement=confinement) as process:
+    async with sandbox_process(site=False, output_limit=limits.max_output_chars, confinement=confinement,
+                               tree=_tree(limits)) as process:
         outcome = await Conversation(process, limits, tools=tools, call_tool=call_tool).run(job, close_input=False)
     return _record(outcome, process, started)
 
@@ -59,9 +60,15 @@ async def run_script(code: str, limits: SandboxLimits = DEFAULT_LIMITS,
     if refused is not None:
         return CodeRun(refused=refused, duration_seconds=time.perf_counter() - started)
     job = _job("script", code, limits, confinement)
-    async with sandbox_process(site=True, output_limit=limits.max_output_chars, confinement=confinement) as process:
+    async with sandbox_process(site=True, output_limit=limits.max_output_chars, confinement=confinement,
+                               tree=_tree(limits)) as process:
         outcome = await Conversation(process, limits).run(job, close_input=True)
     return _record(outcome, process, started)
+
+
+def _tree(limits: SandboxLimits) -> tuple[int, int]:
+    """The whole tree's bounds: as much memory as one process may have, and ``max_processes``."""
+    return limits.memory_mb * 1024 * 1024, limits.max_processes
 
 
 def codeact_confinement() -> Confinement:

@@ -14,6 +14,7 @@ import pytest
 from ufo_mobile.errors import UfoMobileError
 from ufo_mobile.sandbox import SandboxError, SandboxLimits, run_script
 from ufo_mobile.sandbox import isolation as isolation_module
+from ufo_mobile.sandbox.cgroup import TreeGroup
 from ufo_mobile.sandbox.isolation import Confinement, namespace_problem
 
 LIMITS = SandboxLimits(wall_seconds=60)
@@ -75,14 +76,45 @@ async def test_the_network_is_off_unless_the_settings_allow_it() -> None:
         assert opened.value == "'connected'"
 
 
-@needs_namespaces
-@pytest.mark.skipif(os.geteuid() == 0, reason="the kernel does not bound the processes of root's user (uid 0): "
-                                              "run as another user for this bound")
-async def test_the_whole_tree_has_a_bounded_number_of_processes() -> None:
+def a_group_can_be_made() -> bool:
+    group = TreeGroup.make(64 * 1024 * 1024, 8)
+    if group is None:
+        return False
+    group.remove()
+    return True
+
+
+GROUPS = a_group_can_be_made()
+needs_a_bound_on_the_tree = pytest.mark.skipif(
+    not GROUPS and (namespace_problem() is not None or os.geteuid() == 0),
+    reason="no control group can be made here, and RLIMIT_NPROC does not bind root (uid 0) or needs namespaces")
+
+
+@needs_a_bound_on_the_tree
+@pytest.mark.parametrize("isolation", ["namespaces", "process"])
+async def test_the_whole_tree_has_a_bounded_number_of_processes(isolation: str) -> None:
+    if isolation == "namespaces" and namespace_problem() is not None:
+        pytest.skip(f"no namespaces on this machine: {namespace_problem()}")
+    if isolation == "process" and not GROUPS:
+        pytest.skip("a plain process is bounded as a tree only by a control group, and none can be made here")
     code = ("import os, time\nn = 0\ntry:\n    for _ in range(200):\n        if os.fork() == 0:\n"
             "            time.sleep(100)\n            os._exit(0)\n        n += 1\nexcept OSError:\n    pass\nn")
-    result = await run_script(code, SandboxLimits(wall_seconds=60, max_processes=8), ISOLATED)
+    result = await run_script(code, SandboxLimits(wall_seconds=60, max_processes=8), Confinement(isolation))  # type: ignore[arg-type]
     assert result.ok and result.value is not None and int(result.value) < 8
+
+
+@pytest.mark.skipif(not GROUPS, reason="a whole-tree memory bound needs a control group, and none can be made here")
+async def test_the_whole_tree_shares_one_memory_bound() -> None:
+    """Four children of 150 MB each under a 256 MB bound: they cannot all live (each alone would)."""
+    code = ("import os, time\nkids = []\nfor _ in range(4):\n    pid = os.fork()\n    if pid == 0:\n"
+            "        b = bytearray(150 * 1024 * 1024)\n        for j in range(0, len(b), 4096):\n            b[j] = 1\n"
+            "        time.sleep(3)\n        os._exit(0)\n    kids.append(pid)\n"
+            "[os.waitpid(k, 0)[1] for k in kids]")
+    confinement = Confinement("namespaces" if namespace_problem() is None else "process")
+    result = await run_script(code, SandboxLimits(wall_seconds=60, memory_mb=256), confinement)
+    assert result.ok and result.value is not None
+    statuses = ast.literal_eval(result.value)
+    assert len(statuses) == 4 and any(status != 0 for status in statuses)  # the kernel killed some
 
 
 async def test_without_namespaces_a_script_is_refused_unless_the_weaker_mode_is_named(
