@@ -259,7 +259,13 @@ def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool) -
     """Run ``session``, printing its header (``title``), a line per step unless ``quiet``, the summary
     and where the report is; the exit code of ``run``."""
     console = Console(out, session.redactor)
-    session.on_start = lambda s: console.print(console.header(s.run_id, title))
+
+    def started(s: Session) -> None:
+        console.print(console.header(s.run_id, title))
+        if s.resume_note:  # a resume that goes on with an older state than its last step's
+            console.print(f"note: {console.safe(s.resume_note)}")
+
+    session.on_start = started
     if not quiet:
         session.on_step = lambda step: console.print(console.step(step))
     try:
