@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import structlog
+from pydantic import ValidationError
 
 from ufo_mobile.agents.base import BasicAgent, closing_limit
 from ufo_mobile.agents.factory import build_root
@@ -148,6 +149,32 @@ class LiveRun:
     result: RunResult | None = None
 
 
+@dataclass(frozen=True)
+class Resumed:
+    """A resume point checked and made into what the run goes on with."""
+
+    point: runs.ResumePoint
+    shared: SharedState
+    usage: Usage
+
+    @classmethod
+    def of(cls, point: runs.ResumePoint, run_dir: Path) -> Resumed:
+        """Raises ConfigError naming ``state.json`` and the field when the state has the wrong shape."""
+        source = run_dir / "steps" / f"{point.state_step:04d}" / "state.json"
+        try:
+            shared = SharedState.model_validate({**point.state, "finished": False, "success": None})
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            key = ".".join(str(part) for part in err["loc"]) or None
+            message = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
+            raise ConfigError(f"{message} (the run cannot be resumed from this state)", path=str(source),
+                              key=key) from exc
+        u = point.usage
+        usage = Usage(int(u["prompt_tokens"]), int(u["completion_tokens"]), int(u["cached_tokens"]),
+                      u["cost_usd"], int(u["calls"]))
+        return cls(point, shared, usage)
+
+
 class Session:
     def __init__(self, settings: Settings, *, device: DeviceDriver | None = None,
                  model: ChatModel | None = None, run_id: str | None = None,
@@ -174,11 +201,15 @@ class Session:
         self.operator = operator  # the person in the loop (takeovers, confirmations); None: nobody
         self.context: RunContext | None = None
         self.run_dir: Path | None = None
+        self.resume_note = ""  # set when a resume goes on with an older state than its last step's
         self._start: dict[str, Any] = {}
 
-    def _reopen(self, run_dir: Path) -> tuple[RunWriter, runs.ResumePoint]:
-        """The run directory of an interrupted run, taken over where its last step ended."""
+    def _reopen(self, run_dir: Path) -> tuple[RunWriter, Resumed]:
+        """The run directory of an interrupted run, taken over where its last step ended. Everything
+        read back is checked before ``run.json`` says RUNNING again: a bad file is a ConfigError
+        naming it, with the run left as it was."""
         point = runs.resume_point(run_dir)  # ConfigError: alive, finished, or nothing to continue from
+        resumed = Resumed.of(point, run_dir)  # ConfigError: a state of the wrong shape
         try:
             writer = RunWriter(run_dir, self.redactor, existing=True)
         except RunWriteError as exc:
@@ -189,6 +220,8 @@ class Session:
                                 if k in previous}
         break_ = {"at_step": point.step, "previous_status": previous.get("status"),
                   "previous_reason": previous.get("reason", ""), "at": datetime.now(UTC).isoformat()}
+        if point.note:
+            break_.update(state_from_step=point.state_step, note=point.note)
         self._start = {**kept, "run_id": self.run_id, "status": runs.RUNNING, "pid": os.getpid(),
                        "resumed": [*kept.get("resumed", []), break_]}
         try:
@@ -196,7 +229,7 @@ class Session:
         except RunWriteError as exc:
             writer.close()
             raise ConfigError(f"cannot resume the run: {exc}", path=str(run_dir)) from exc
-        return writer, point
+        return writer, resumed
 
     def _open(self) -> RunWriter:
         log_dir = Path(self.settings.logs.dir)
@@ -253,11 +286,12 @@ class Session:
             if isinstance(each, ManagedModel):
                 for secret in each.secrets():  # a key read from the environment is a secret too
                     self.redactor.add(secret)
-        point: runs.ResumePoint | None = None
+        point: Resumed | None = None
         try:
             phone = build_sim_phone(s.device.sim) if self.device is None and s.device.kind == "sim" else None
             if self.resume is not None:
                 writer, point = self._reopen(self.resume)
+                self.resume_note = point.point.note
             else:
                 writer = self._open()
         except BaseException:
@@ -351,18 +385,17 @@ class Session:
                 "note": f"not saved: {why}" if why else ""}
 
     @staticmethod
-    def _continue_from(point: runs.ResumePoint, ctx: RunContext, model: ChatModel) -> None:
+    def _continue_from(resumed: Resumed, ctx: RunContext, model: ChatModel) -> None:
         """The context of a resumed run: its steps, shared state and usage so far."""
-        state = {**point.state, "finished": False, "success": None}
-        ctx.shared = SharedState.model_validate(state)
+        point = resumed.point
+        ctx.shared = resumed.shared
         ctx.step = point.step
-        u = point.usage
-        ctx.usage = Usage(int(u["prompt_tokens"]), int(u["completion_tokens"]), int(u["cached_tokens"]),
-                          u["cost_usd"], int(u["calls"]))
+        ctx.usage = resumed.usage
         if isinstance(model, ScriptedModel):  # a script is a conversation: its answers so far were given
             model.skip(point.model_calls)
         ctx.logger.warning("run_resumed", at_step=point.step, previous_status=point.run.get("status"),
-                           previous_reason=point.run.get("reason", ""))
+                           previous_reason=point.run.get("reason", ""), state_from_step=point.state_step,
+                           note=point.note)
 
     async def _run_round(self, agent: BasicAgent, device: DeviceDriver, ctx: RunContext) -> AgentLike:
         await connect_device(agent, device, ctx)

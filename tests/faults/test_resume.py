@@ -1,6 +1,8 @@
 """``run --resume``: a run killed with SIGKILL in the middle of step 4 is continued from its last
 completed step (3) on the same phone, in the same run directory, and finishes; steps 1-3 are not
-done again. Also the refusals: a live run, a finished one, both a task and --resume."""
+done again. Also the refusals: a live run, a finished one, both a task and --resume; a run whose
+files were damaged (a state or a step record of the wrong shape is refused in one line, leaving the
+run as it was; a last state cut short is passed over for the newest whole one, and the run says so)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,19 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from tests.faults.conftest import Cli, ServedPhone, cli, only_run_dir, run_json, step_lines, wait_until, write_task
+import pytest
+
+from tests.faults.conftest import (
+    Cli,
+    ServedPhone,
+    cli,
+    one_line_error,
+    only_run_dir,
+    run_json,
+    step_lines,
+    wait_until,
+    write_task,
+)
 
 OPEN = {"status": "CONTINUE", "thought": "open", "action": {"name": "open_app", "args": {"text": "Settings"}}}
 WIFI = {"status": "CONTINUE", "thought": "tap", "action": {"name": "click", "args": {"index": 3, "text": "Wi-Fi"}}}
@@ -67,3 +81,96 @@ def test_resume_refuses_a_finished_run_and_a_task_with_it(tmp_path: Path) -> Non
     assert code == 2 and "give a task file or --resume RUN_DIR, not both" in err
     code, out, err = cli("run", "--resume", str(tmp_path), cwd=tmp_path)
     assert code == 2 and "not a run directory" in err
+
+
+def run_stopped_after_3_steps(tmp_path: Path) -> Path:
+    """A run on the built-in simulated phone that hit its step limit after step 3 (FAIL: resumable)."""
+    task = write_task(tmp_path, [OPEN, WIFI, SWITCH, DONE], task="Turn on Wi-Fi")
+    code, out, err = cli("run", str(task), "--log-dir", "logs", "--max-steps", "3", cwd=tmp_path)
+    assert code == 1, out + err
+    run_dir = only_run_dir(tmp_path / "logs")
+    assert [line["step"] for line in step_lines(run_dir)] == [1, 2, 3]
+    return run_dir
+
+
+def state_path(run_dir: Path, step: int) -> Path:
+    return run_dir / "steps" / f"{step:04d}" / "state.json"
+
+
+def edit_state(run_dir: Path, step: int, change: Any) -> None:
+    path = state_path(run_dir, step)
+    state = json.loads(path.read_text())
+    change(state)
+    path.write_text(json.dumps(state))
+
+
+def without_status(state: dict[str, Any]) -> None:
+    del state["step_records"][0]["status"]
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    (lambda state: state.update(memory=5), "memory"),
+    (lambda state: state.update(plan={"a": 1}), "plan"),
+    (without_status, "step_records.0.status"),  # a step record missing a field
+    (lambda state: state.update(steps_used="many"), "steps_used"),
+])
+def test_a_state_of_the_wrong_shape_is_refused_in_one_line_and_the_run_is_left_as_it_was(
+        tmp_path: Path, change: Any, field: str) -> None:
+    run_dir = run_stopped_after_3_steps(tmp_path)
+    edit_state(run_dir, 3, change)
+    before = (run_json(run_dir), (run_dir / "steps.jsonl").read_text())
+    code, out, err = cli("run", "--resume", str(run_dir), "--max-steps", "10", cwd=tmp_path)
+    one_line_error(code, err, str(state_path(run_dir, 3)), f": {field}: ")
+    assert (run_json(run_dir), (run_dir / "steps.jsonl").read_text()) == before  # FAIL, as it was: not RUNNING
+    assert run_json(run_dir)["status"] == "FAIL"
+
+
+@pytest.mark.parametrize(("line", "where"), [
+    ('{"step": "three", "usage": {}}', "steps.jsonl:4: step: "),
+    ('{"step": 4, "usage": [1, 2]}', "steps.jsonl:4: usage: "),
+    ('{"step": 4, "model_calls": 7}', "steps.jsonl:4: model_calls: "),
+    ("[4]", "steps.jsonl:4: "),
+])
+def test_a_step_record_of_the_wrong_shape_is_refused_in_one_line(tmp_path: Path, line: str, where: str) -> None:
+    run_dir = run_stopped_after_3_steps(tmp_path)
+    with (run_dir / "steps.jsonl").open("a") as steps:
+        steps.write(line + "\n")
+    code, out, err = cli("run", "--resume", str(run_dir), "--max-steps", "10", cwd=tmp_path)
+    one_line_error(code, err, where)
+    assert run_json(run_dir)["status"] == "FAIL"
+
+
+def test_a_list_of_breaks_of_the_wrong_shape_is_refused_in_one_line(tmp_path: Path) -> None:
+    run_dir = run_stopped_after_3_steps(tmp_path)
+    (run_dir / "run.json").write_text(json.dumps({**run_json(run_dir), "resumed": 5}))
+    code, out, err = cli("run", "--resume", str(run_dir), "--max-steps", "10", cwd=tmp_path)
+    one_line_error(code, err, "run.json: resumed: ")
+    assert run_json(run_dir)["status"] == "FAIL"
+
+
+def test_a_last_state_cut_short_resumes_with_the_newest_whole_one_and_says_so(tmp_path: Path) -> None:
+    run_dir = run_stopped_after_3_steps(tmp_path)
+    whole = state_path(run_dir, 3).read_text()
+    state_path(run_dir, 3).write_text(whole[:len(whole) // 2])  # a crash or a full disk cut it short
+    code, out, err = cli("run", "--resume", str(run_dir), "--max-steps", "10", cwd=tmp_path)
+    assert code == 0, out + err
+    notes = [line for line in out.splitlines() if line.startswith("note: ")]
+    assert notes == [f"note: resuming after step 3 with the plan and memory of step 2: steps/0003/state.json is "
+                     f"not whole JSON: {notes[0].split('not whole JSON: ', 1)[1]}"]
+    assert notes[0].endswith("; what step 3 added to them is lost (the phone and the run's record keep it)")
+    # step 3's share of the step budget went with its state: the summary counts the turns apart
+    assert "FINISH after 3 steps (4 turns)" in out and "step   3" not in out and "step   4" in out
+    assert [line["step"] for line in step_lines(run_dir)] == [1, 2, 3, 4]  # nothing done twice, nothing lost
+    (resumed,) = run_json(run_dir)["resumed"]
+    assert (resumed["at_step"], resumed["state_from_step"]) == (3, 2) and resumed["note"] == notes[0][6:]
+    assert state_path(run_dir, 3).read_text() == whole[:len(whole) // 2]  # the record is left as it was
+
+
+def test_no_whole_state_at_all_is_refused_in_one_line(tmp_path: Path) -> None:
+    run_dir = run_stopped_after_3_steps(tmp_path)
+    for step in (1, 2, 3):
+        state_path(run_dir, step).write_text('{"plan": ["a"')
+    code, out, err = cli("run", "--resume", str(run_dir), "--max-steps", "10", cwd=tmp_path)
+    one_line_error(code, err, "no step left a whole state.json to continue from (steps/0003/state.json is not "
+                              "whole JSON")
+    assert run_json(run_dir)["status"] == "FAIL"

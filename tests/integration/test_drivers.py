@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from tests.flows import focus_new_note_title
+from tests.unit.tools.conftest import FORM, Harness
 from ufo_mobile.device.adb import AdbDriver
 from ufo_mobile.device.factory import make_driver
 from ufo_mobile.device.sim import SimDriver
@@ -115,6 +116,39 @@ async def test_hostile_text_is_typed_exactly_and_runs_nothing(kind: str, sim_dev
     assert sim_device.phone.state("com.android.settings") == before
     assert sim_device.phone.current_app().package == "com.example.notes"
     await driver.close()
+
+
+@pytest.mark.parametrize("kind", ["adb", "u2"])
+async def test_type_at_a_label_is_refused_on_every_driver_and_a_labelled_field_is_named(
+        kind: str, sim_device: Any, adb_server: Any, tmp_path: Path) -> None:
+    """A tap on a plain label leaves the focus in the field that had it, so typing after it would
+    go there (checked on the driver itself); the type tool refuses a label that names no one field,
+    and types into the one a label names, saying which."""
+    app = tmp_path / "form.yaml"
+    app.write_text(FORM, encoding="utf-8")
+    sim_device.phone.install_app(app)
+    sim_device.phone.start_app("com.example.form")  # the Name field has the focus
+    driver = make_driver(device_settings(sim_device, adb_server, kind))
+    await driver.connect()
+    try:
+        assert kind == "adb" or isinstance(driver, U2Driver) and driver.using_u2
+        phone = Harness(driver)
+        await phone.observe()
+        assert phone.ui is not None
+        await driver.tap(*phone.ui.get_element(phone.index("Tell us about you")).bounds.center)
+        await driver.input_text("Ada")
+        assert sim_device.phone.state("com.example.form")["name"] == "Ada"  # not into the label, nor nowhere
+        result = await phone.act("type", text="Bob", index=phone.index("Tell us about you"))
+        assert not result.success and "'Tell us about you' (TextView) is not a text field: nothing was typed" \
+            in result.summary
+        assert sim_device.phone.state("com.example.form")["name"] == "Ada"
+        result = await phone.act("type", text="ada@example.com", index=phone.index("Email address"))
+        email, label = phone.index("email_field"), phone.index("Email address")
+        assert result.success and f"into [{email}] EditText (the text field of [{label}] 'Email address')" \
+            in result.summary
+        assert sim_device.phone.state("com.example.form")["email"] == "ada@example.com"
+    finally:
+        await driver.close()
 
 
 @LIBRARY_LEAKS_WHEN_THE_PHONE_GOES

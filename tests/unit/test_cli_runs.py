@@ -180,3 +180,35 @@ def test_the_report_switch_turns_the_end_of_run_report_off(tmp_path: Path) -> No
     code, out = run_cli("run", str(task), "--log-dir", str(tmp_path / "logs"))
     assert code == 0, out
     assert not (only_run_dir(tmp_path / "logs") / "report.html").exists() and "report:" not in out
+
+
+@pytest.mark.parametrize(("device", "options", "kind"), [
+    ("{kind: u2}", [], "u2"),                       # --device SERIAL keeps the file's driver
+    ("{kind: u2}", ["--driver", "adb"], "adb"),     # --driver changes it
+    ("{kind: adb}", ["--driver", "u2"], "u2"),
+    ("{kind: sim}", [], "adb"),                     # a task for the simulated phone: plain adb on a real one
+    ("{kind: sim}", ["--driver", "u2"], "u2"),
+])
+def test_device_serial_keeps_the_task_files_driver_unless_driver_is_given(
+        tmp_path: Path, device: str, options: list[str], kind: str) -> None:
+    from ufo_mobile.cli import build_parser, on_a_real_phone, run_settings
+    from ufo_mobile.cli.replay_cmd import _overrides as replay_overrides
+    from ufo_mobile.settings import settings_of_run
+
+    task = tmp_path / "task.yaml"
+    task.write_text(f"task: x\nmodel: {{script: s.yaml}}\ndevice: {device}\n", encoding="utf-8")
+    args = build_parser().parse_args(["run", str(task), "--device", "R58M41", *options])
+    settings = run_settings(args)
+    assert (settings.device.kind, settings.device.serial) == (kind, "R58M41")
+    # --resume and replay start from a run's settings, and treat --device and --driver alike
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    recorded = load_settings(task, env={}).model_dump(mode="json")
+    (run_dir / "run.json").write_text(json.dumps({"status": "FAIL", "settings": recorded}), encoding="utf-8")
+    resumed = run_settings(build_parser().parse_args(["run", "--resume", str(run_dir), "--device", "R58M41",
+                                                      *options]))
+    assert (resumed.device.kind, resumed.device.serial) == (kind, "R58M41")
+    replay_args = build_parser().parse_args(["replay", str(run_dir), "--device", "R58M41", *options])
+    replayed = on_a_real_phone(settings_of_run({"settings": recorded}, overrides=replay_overrides(replay_args)),
+                               replay_args)
+    assert (replayed.device.kind, replayed.device.serial) == (kind, "R58M41")

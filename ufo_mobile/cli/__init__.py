@@ -167,16 +167,34 @@ def positive(text: str) -> int:
     return value
 
 
-def _overrides(args: argparse.Namespace) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def device_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """``--device`` and ``--driver`` as ``device`` settings. ``--device SERIAL`` alone keeps the
+    driver the settings name (``kind: u2`` stays u2); ``on_a_real_phone`` turns ``sim`` into adb."""
     if args.device == "sim":
         if args.driver:
             raise ConfigError("--driver is for real phones; the simulated phone needs none", key="--driver")
-        out["device"] = {"kind": "sim"}
-    elif args.device is not None:
-        out["device"] = {"kind": args.driver or "adb", "serial": args.device}
-    elif args.driver:
-        out["device"] = {"kind": args.driver}
+        return {"kind": "sim"}
+    out: dict[str, Any] = {}
+    if args.device is not None:
+        out["serial"] = args.device
+    if args.driver:
+        out["kind"] = args.driver
+    return out
+
+
+def on_a_real_phone(settings: Settings, args: argparse.Namespace) -> Settings:
+    """``settings`` for the phone ``--device SERIAL`` names: a task made for the simulated phone
+    uses plain adb there (another driver only with ``--driver``)."""
+    if args.device in (None, "sim") or args.driver or settings.device.kind != "sim":
+        return settings
+    return settings.model_copy(update={"device": settings.device.model_copy(update={"kind": "adb"})})
+
+
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    device = device_overrides(args)
+    if device:
+        out["device"] = device
     model = _model_overrides(args)
     if model:
         out["model"] = model
@@ -213,6 +231,16 @@ def _exit_code(result: RunResult) -> int:
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    settings = run_settings(args)
+    # a person at a terminal can take over the phone and approve actions; without one, nobody can
+    operator = TerminalOperator(sys.stdin, sys.stderr) if sys.stdin is not None and sys.stdin.isatty() else None
+    session = Session(settings, handle_signals=True, run_id=args.run_id, operator=operator, resume=args.resume)
+    return run_at_terminal(session, settings.task.text, out, quiet=args.quiet)
+
+
+def run_settings(args: argparse.Namespace) -> Settings:
+    """The settings ``run`` runs with: the task file's (or, with ``--resume``, the run's), with the
+    command line's options over them."""
     if args.resume is not None:
         if args.task is not None:
             raise ConfigError("give a task file or --resume RUN_DIR, not both", key="--resume")
@@ -224,17 +252,20 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
         raise ConfigError("give a task file (or --resume RUN_DIR)", key="task")
     else:
         settings = load_settings(task_path(args.task), config_path=args.config, overrides=_overrides(args))
-    # a person at a terminal can take over the phone and approve actions; without one, nobody can
-    operator = TerminalOperator(sys.stdin, sys.stderr) if sys.stdin is not None and sys.stdin.isatty() else None
-    session = Session(settings, handle_signals=True, run_id=args.run_id, operator=operator, resume=args.resume)
-    return run_at_terminal(session, settings.task.text, out, quiet=args.quiet)
+    return on_a_real_phone(settings, args)
 
 
 def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool) -> int:
     """Run ``session``, printing its header (``title``), a line per step unless ``quiet``, the summary
     and where the report is; the exit code of ``run``."""
     console = Console(out, session.redactor)
-    session.on_start = lambda s: console.print(console.header(s.run_id, title))
+
+    def started(s: Session) -> None:
+        console.print(console.header(s.run_id, title))
+        if s.resume_note:  # a resume that goes on with an older state than its last step's
+            console.print(f"note: {console.safe(s.resume_note)}")
+
+    session.on_start = started
     if not quiet:
         session.on_step = lambda step: console.print(console.step(step))
     try:

@@ -14,9 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from ufo_mobile.cli import fraction, run_at_terminal
+from ufo_mobile.cli import device_overrides, fraction, on_a_real_phone, run_at_terminal
 from ufo_mobile.cli.operator import TerminalOperator
-from ufo_mobile.errors import ConfigError
 from ufo_mobile.replay import NoModel, ReplayPlan, load_trajectory
 from ufo_mobile.session import Session
 from ufo_mobile.settings import settings_of_run
@@ -47,14 +46,9 @@ def add_replay_parser(sub: Any) -> None:
 
 def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    if args.device == "sim":
-        if args.driver:
-            raise ConfigError("--driver is for real phones; the simulated phone needs none", key="--driver")
-        out["device"] = {"kind": "sim"}
-    elif args.device is not None:
-        out["device"] = {"kind": args.driver or "adb", "serial": args.device}
-    elif args.driver:
-        out["device"] = {"kind": args.driver}
+    device = device_overrides(args)
+    if device:
+        out["device"] = device
     if args.log_dir is not None:
         out["logs"] = {"dir": str(args.log_dir)}
     if args.threshold is not None:
@@ -66,6 +60,7 @@ def run_replay(args: argparse.Namespace, out: TextIO) -> int:
     run_dir: Path = args.run_dir
     trajectory = load_trajectory(run_dir)  # ConfigError: not a run directory, still going, nothing to replay
     settings = settings_of_run(runs.read_run(run_dir), overrides=_overrides(args), source=str(run_dir / "run.json"))
+    settings = on_a_real_phone(settings, args)
     plan = ReplayPlan(trajectory, fallback=args.fallback, source=f"run {trajectory.run_id}")
     agent = args.fallback == "agent"
     operator = TerminalOperator(sys.stdin, sys.stderr) if agent and sys.stdin is not None and sys.stdin.isatty() \

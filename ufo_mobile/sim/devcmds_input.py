@@ -43,6 +43,8 @@ _SOURCES = {"keyboard", "mouse", "joystick", "touchnavigation", "touchpad", "tra
 META_SHIFT_ON = 1
 META_CTRL_ON = 0x1000
 KEYCODE_A = 29
+KEYCODE_V = 50
+KEYCODE_DEL = 67
 _CTRL_KEYS = (113, 114)  # CTRL_LEFT, CTRL_RIGHT
 INJECT_DENIED = "java.lang.SecurityException: Injecting to another application requires INJECT_EVENTS permission"
 _INJECTING = {"tap": ("injectMotionEvent", "sendTap"), "swipe": ("injectMotionEvent", "sendSwipe"),
@@ -71,11 +73,19 @@ def keycode_of(text: str) -> int | None:
 
 def press_keycode(device: DeviceState, code: int, meta: int = 0) -> None:
     """What pressing ``code`` does on the sim: its own keys act, character keys type into the focus;
-    with CTRL held, ``A`` selects all of the focused field (other shortcuts do nothing here)."""
+    with CTRL held (TextView's shortcuts), ``A`` selects all of the focused field, ``V`` pastes the
+    clipboard into it, and DEL deletes a selection (other shortcuts do nothing here). Keys go to the
+    focused field whatever was tapped last: a tap on a plain label does not take the focus."""
     phone = device.phone
     if meta & META_CTRL_ON:
-        if code == KEYCODE_A and phone.focused_field() is not None:
+        if phone.focused_field() is None:
+            return
+        if code == KEYCODE_A:
             phone.press_key("select_all")
+        elif code == KEYCODE_V and device.clipboard:
+            phone.input_text(device.clipboard)
+        elif code == KEYCODE_DEL and phone.selecting():
+            phone.press_key("del")
         return
     if keys.key_name(code) is not None:
         phone.press_key(code)

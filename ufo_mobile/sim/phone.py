@@ -144,6 +144,12 @@ class SimPhone:
         with self._lock:
             return self._top().focus
 
+    def selecting(self) -> bool:
+        """Whether the focused field's text is all selected (CTRL+A, select_all), so the next key replaces it."""
+        with self._lock:
+            frame = self._top()
+            return frame.focus is not None and frame.select_all
+
     def keyboard_shown(self) -> bool:
         """Whether the soft keyboard is up (it is on, and a text field has focus)."""
         with self._lock:

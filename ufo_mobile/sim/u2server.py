@@ -11,6 +11,11 @@ Realistic profiles: ``dumpWindowHierarchy`` has every window root in the server'
 and ``getClipboard`` gives null on Android 10+ (#853, #747); on MIUI without its security switch
 every injected gesture or key throws INJECT_EVENTS (openatx/android-uiautomator-server#2).
 Errors from Java exceptions carry the class name as ``message`` and the stack trace as ``data``.
+
+Text, as the server's ``AutomatorServiceImpl`` does it: ``click`` is a bare touch down and up (false
+for a negative coordinate), so a tap on a plain label leaves the focus where it was; ``pasteClipboard``
+injects CTRL+V and ``clearInputText`` CTRL+A then DEL, key events that reach whichever field has the
+focus, and neither says whether one had it. Typing "into" a control is the caller's business.
 """
 
 from __future__ import annotations
@@ -25,11 +30,14 @@ from ufo_mobile.errors import DeviceError
 from ufo_mobile.sim.adb_stream import AdbStream, ByteReader, StreamClosed
 from ufo_mobile.sim.devcmds_input import (
     INJECT_DENIED,
+    KEYCODE_A,
+    KEYCODE_DEL,
+    KEYCODE_V,
+    META_CTRL_ON,
     press_keycode,
     touch_down,
     touch_move,
     touch_up,
-    type_text,
 )
 from ufo_mobile.sim.devcmds_system import capture_png
 from ufo_mobile.sim.devstate import EMPTY_DUMP, DeviceState
@@ -125,7 +133,11 @@ async def _screenshot(device: DeviceState, params: list[Any]) -> Any:
 
 
 async def _click(device: DeviceState, params: list[Any]) -> Any:
+    """A touch down and up at (x, y), as the server's ``click`` is: what the touch lands on decides
+    what happens (a plain label does not take the focus from a field); false off the top or left."""
     x, y = _num(params, 0), _num(params, 1)
+    if x < 0 or y < 0:
+        return False
     duration = _num(params, 2) if len(params) > 2 else 0
     device.phone.swipe(x, y, x, y, duration)
     return True
@@ -188,14 +200,22 @@ async def _get_clipboard(device: DeviceState, params: list[Any]) -> Any:
 
 
 async def _paste(device: DeviceState, params: list[Any]) -> Any:
-    if device.clipboard:
-        type_text(device, device.clipboard)
+    """``pasteClipboard``: the server injects CTRL+V, which pastes into whichever field has the focus
+    (nothing without one); it returns nothing either way."""
+    _ctrl_key(device, KEYCODE_V)
     return None
 
 
 async def _clear_text(device: DeviceState, params: list[Any]) -> Any:
-    type_text(device, "", clear=True)
+    """``clearInputText``: CTRL+A, then DEL (with CTRL held), injected: the focused field's text goes,
+    whichever control was tapped; nothing without a focused field, and no answer either way."""
+    _ctrl_key(device, KEYCODE_A)
+    _ctrl_key(device, KEYCODE_DEL)
     return None
+
+
+def _ctrl_key(device: DeviceState, code: int) -> None:
+    press_keycode(device, code, META_CTRL_ON)
 
 
 async def _inject(device: DeviceState, params: list[Any]) -> Any:

@@ -18,7 +18,7 @@ from ufo_mobile.device.recording import RecordingDriver
 from ufo_mobile.device.wrappers import DriverWrapper
 from ufo_mobile.errors import DeviceCommandError, InvalidActionError
 from ufo_mobile.tools.context import ActionContext, ActionResult, TaskCompletion
-from ufo_mobile.ui.controls import Control
+from ufo_mobile.ui.controls import Control, short_class_name
 from ufo_mobile.ui.state import UIState
 
 SCROLL_FRACTION = 0.3
@@ -163,27 +163,65 @@ async def long_press_at(ctx: ActionContext, x: int, y: int) -> ActionResult:
     return ActionResult(True, f"long-pressed at {_at(ctx.ui, x, y)}")
 
 
-async def _focus(ctx: ActionContext, index: int | None) -> str:
-    """Tap field ``index`` (if given); the name of where the text goes."""
+def _fields(ui: UIState, controls: list[Control]) -> str:
+    return ", ".join(name_of(ui, c) for c in controls[:6]) + (", ..." if len(controls) > 6 else "")
+
+
+def field_for(ui: UIState, control: Control) -> Control:
+    """The text field that typing "into" ``control`` means: the control itself when it is one; the
+    field it is part of (a placeholder inside it); the one field inside it (a row or a search bar);
+    or, for a plain label, the one field that shares its parent view (a TextInputLayout's label, a
+    form row's caption). A dump has no ``labelFor``, so the layout is all there is to go by.
+
+    Raises:
+        InvalidActionError: none of these is a single text field; the message says which controls are.
+    """
+    if control.editable:
+        return control
+    node = control.node
+    fields = [c for c in ui.elements if c.editable]
+    around = [c for c in fields if c.node.contains_node(node)]
+    if around:
+        return max(around, key=lambda c: c.node.order)  # the innermost
+    inside = [c for c in fields if node.contains_node(c.node)]
+    if len(inside) == 1:
+        return inside[0]
+    what = f"{name_of(ui, control)} ({short_class_name(node.class_name, control.kind)}) is not a text field"
+    if len(inside) > 1:
+        raise InvalidActionError(f"{what}; it holds several ({_fields(ui, inside)}): nothing was typed; "
+                                 "give the number of one of them")
+    parent = ui.tree.nodes[node.parent] if ui.tree is not None and node.parent >= 0 else None
+    if parent is not None and not control.actionable:
+        beside = [c for c in fields if parent.contains_node(c.node)]
+        if len(beside) == 1:
+            return beside[0]
+    where = (f"the text fields on this screen are {_fields(ui, fields)}" if fields
+             else "this screen has no text field: open or tap one first")
+    raise InvalidActionError(f"{what}: nothing was typed; {where}")
+
+
+async def _focus(ctx: ActionContext, index: int | None) -> tuple[str, bool]:
+    """Tap the text field ``index`` means (if given; see ``field_for``): where the text goes, and
+    whether that is a password field. Nothing is tapped when there is no such field."""
     if index is None:
-        return "the focused field"
+        focused = ctx.ui.phone_state.get("focused_element") or {}
+        if focused.get("editable") and focused.get("index") is not None:
+            field = ctx.ui.get_element(int(focused["index"]))
+            return f"{name_of(ctx.ui, field)} (the focused field)", field.node.password
+        return "the focused field", bool(focused.get("password"))
     control = target(ctx, index, None)
-    x, y = ctx.ui.get_clear_point(index)
+    field = field_for(ctx.ui, control)
+    x, y = ctx.ui.get_clear_point(field.index)
     await ctx.driver.tap(x, y)
-    return name_of(ctx.ui, control)
-
-
-def _password_target(ctx: ActionContext, index: int | None) -> bool:
-    """Whether the text goes into a password field (the one tapped, else the focused one)."""
-    if index is not None:
-        return any(c.index == index and c.node.password for c in ctx.ui.elements)
-    focused = ctx.ui.phone_state.get("focused_element") or {}
-    return bool(focused.get("password"))
+    where = name_of(ctx.ui, field)
+    if field is not control:
+        where += f" (the text field of {name_of(ctx.ui, control)})"
+    return where, field.node.password
 
 
 async def type_text(ctx: ActionContext, text: str, index: int | None = None, clear: bool = False) -> ActionResult:
-    where = await _focus(ctx, index)
-    if _password_target(ctx, index):  # the recording keeps its length only, as for a secret
+    where, password = await _focus(ctx, index)
+    if password:  # the recording keeps its length only, as for a secret
         with secret_typing(ctx.driver):
             await ctx.driver.input_text(text, clear=clear)
     else:
@@ -196,7 +234,7 @@ async def type_secret(ctx: ActionContext, secret_id: str, index: int | None = No
     if ctx.credential_manager is None or not len(ctx.credential_manager):
         raise InvalidActionError("no secrets are configured for this run")
     value = ctx.credential_manager.resolve(secret_id)
-    where = await _focus(ctx, index)
+    where, _ = await _focus(ctx, index)
     try:
         with secret_typing(ctx.driver):
             await ctx.driver.input_text(value, clear=True)

@@ -35,8 +35,9 @@ _BUILTINS: tuple[tuple[str, Callable[..., Any], type[BaseModel], frozenset[str] 
     ("long_press_at", a.long_press_at, args.PointArgs, frozenset({"swipe", "convert_point"}),
      f"Press and hold the point (x, y), {_PIXELS}."),
     ("type", a.type_text, args.TypeArgs, frozenset({"tap", "input_text", "element_index"}),
-     "Type text exactly as given. With index, tap that field first; otherwise type into the focused "
-     "field. clear=true replaces the field's text; otherwise the text is appended."),
+     "Type text exactly as given. With index, tap that text field (or the field a label names) first; "
+     "other controls are refused. Otherwise type into the focused field. clear=true replaces the "
+     "field's text; otherwise the text is appended."),
     ("swipe", a.swipe, args.SwipeArgs, frozenset({"swipe", "convert_point"}),
      f"Swipe from coordinate [x, y] to coordinate2 [x, y], {_PIXELS}, taking duration seconds."),
     ("scroll", a.scroll, args.ScrollArgs, frozenset({"swipe"}),

@@ -274,3 +274,50 @@ def test_tasks_are_listed_most_recent_first() -> None:
 
 def test_device_state_profile_defaults_to_the_realistic_phone() -> None:
     assert DeviceState(SimPhone(), "sim").profile is get_profile("pixel-14")
+
+
+FORM_APP = """
+package: com.example.form
+label: Form
+start: main
+state: {name: "", email: ""}
+screens:
+  main:
+    title: Sign up
+    body:
+      - {id: intro, text: Tell us about you}
+      - {class: android.widget.EditText, id: name_field, bind: name, hint: Name}
+      - {class: android.widget.EditText, id: email_field, bind: email, hint: Email}
+"""
+
+
+def middle(xml: str, wanted: str) -> tuple[int, int]:
+    """The centre of the node whose text or resource id (after ``:id/``) is ``wanted``."""
+    from ufo_mobile.ui.hierarchy import parse_hierarchy
+
+    node = next(n for n in parse_hierarchy(xml).nodes if wanted in (n.text, n.resource_name))
+    return node.bounds.center
+
+
+async def test_u2_text_goes_to_the_focused_field_whatever_was_clicked(tmp_path: Path) -> None:
+    """The real server's click is a bare touch, and its paste and clear are injected key events: after a
+    click on a label, text still lands in the field that had the focus, and nothing tells the caller."""
+    device = device_with("android-10")  # its clipboard can be set
+    app = tmp_path / "form.yaml"
+    app.write_text(FORM_APP, encoding="utf-8")
+    device.phone.install_app(app)
+    device.phone.start_app("com.example.form")
+    tree = device.phone.dump_hierarchy()
+    name, intro = middle(tree, "name_field"), middle(tree, "Tell us about you")
+    assert (await rpc(device, "click", *name))["result"] is True
+    assert (await rpc(device, "click", *intro))["result"] is True  # a label: the focus stays on Name
+    assert device.phone.focused_field() == "name"
+    await rpc(device, "setClipboard", None, "Ada")
+    assert (await rpc(device, "pasteClipboard"))["result"] is None
+    assert device.phone.state("com.example.form") == {"name": "Ada", "email": ""}
+    assert (await rpc(device, "clearInputText"))["result"] is None
+    assert device.phone.state("com.example.form") == {"name": "", "email": ""}
+    assert (await rpc(device, "click", -1, name[1]))["result"] is False  # off the screen: no touch at all
+    device.phone.back()  # no field has the focus now: paste and clear do nothing, and say nothing
+    assert (await rpc(device, "pasteClipboard"))["result"] is None
+    assert (await rpc(device, "clearInputText"))["result"] is None

@@ -107,3 +107,49 @@ def playground(tmp_path: Path, sim: SimDriver) -> SimDriver:
     sim.phone.install_app(path)
     sim.phone.start_app("com.example.playground")
     return sim
+
+
+FORM = """
+package: com.example.form
+label: Form
+start: main
+state: {name: "", email: "", city: "", street: "", query: ""}
+screens:
+  main:
+    title: Sign up
+    focus: name
+    body:
+      - {id: intro, text: Tell us about you}
+      - {class: android.widget.EditText, id: name_field, bind: name, hint: Name}
+      - class: com.google.android.material.textfield.TextInputLayout
+        id: email_layout
+        children:
+          - {id: email_label, text: Email address}
+          - {class: android.widget.EditText, id: email_field, bind: email}
+      - class: android.widget.LinearLayout
+        id: search_bar
+        clickable: true
+        desc: Search bar
+        children:
+          - {class: android.widget.EditText, id: search_field, bind: query, hint: Search}
+      - class: android.widget.LinearLayout
+        id: address
+        clickable: true
+        desc: Address
+        children:
+          - {class: android.widget.EditText, id: city_field, bind: city, hint: City}
+          - {class: android.widget.EditText, id: street_field, bind: street, hint: Street}
+      - class: android.widget.Button
+        id: submit
+        text: Submit
+"""
+
+
+@pytest.fixture
+def form(tmp_path: Path, sim: SimDriver) -> SimDriver:
+    """A sign-up form: a heading label, a field, a labelled field, a field in a row, two fields in one."""
+    path = tmp_path / "form.yaml"
+    path.write_text(FORM, encoding="utf-8")
+    sim.phone.install_app(path)
+    sim.phone.start_app("com.example.form")
+    return sim

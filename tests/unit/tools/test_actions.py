@@ -281,3 +281,39 @@ async def test_text_typed_into_a_password_field_is_withheld_from_the_recording(t
     typed = [line for line in lines if line["action"] == "input_text"]
     assert typed and typed[-1]["args"]["text"] is None and typed[-1]["redacted"]
     assert "4711" not in (tmp_path / "actions.jsonl").read_text()
+
+
+FORM = "com.example.form"
+
+
+@pytest.mark.parametrize(("label", "fragment"), [
+    ("Tell us about you", "[2] 'Tell us about you' (TextView) is not a text field: nothing was typed; the text "
+                          "fields on this screen are [3] 'Name', [5] EditText, [7] 'Search', [9] 'City'"),
+    ("Submit", "[11] 'Submit' (Button) is not a text field: nothing was typed"),
+    ("Address", "[8] 'Address' (LinearLayout) is not a text field; it holds several ([9] 'City', [10] 'Street'): "
+                "nothing was typed; give the number of one of them"),
+])
+async def test_type_at_a_control_that_is_no_text_field_is_refused_and_types_nothing(
+        form: SimDriver, phone: Harness, label: str, fragment: str) -> None:
+    await phone.observe()
+    before = dict(form.phone.state(FORM))
+    result = await phone.act("type", text="Ada", index=phone.index(label))
+    assert not result.success and fragment in result.summary
+    assert form.phone.state(FORM) == before  # the focused field (Name) did not get the text either
+    assert form.phone.focused_field() == "name"
+    cleared = await phone.act("type", text="Ada", index=phone.index(label), clear=True)
+    assert not cleared.success and form.phone.state(FORM) == before
+
+
+async def test_type_at_a_label_or_a_row_types_into_its_one_field_and_names_it(form: SimDriver, phone: Harness) -> None:
+    await phone.observe()
+    result = await phone.act("type", text="ada@example.com", index=phone.index("Email address"))
+    assert result.success, result.summary
+    assert result.summary == ("typed 15 characters into [5] EditText (the text field of [4] 'Email address') "
+                              "(appended)")
+    result = await phone.act("type", text="maps", index=phone.index("Search bar"))
+    assert result.summary == "typed 4 characters into [7] 'Search' (the text field of [6] 'Search bar') (appended)"
+    result = await phone.act("type", text="!")
+    assert result.summary == "typed 1 characters into [7] 'maps' (the focused field) (appended)"
+    state = form.phone.state(FORM)
+    assert (state["name"], state["email"], state["query"]) == ("", "ada@example.com", "maps!")
