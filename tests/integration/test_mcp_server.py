@@ -28,6 +28,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from tests.adb_server import PrivateAdbServer
 from tests.faults.conftest import HANG_GUARD, ROOT, Cli, cli, one_line_error
 from tests.mcp_calls import call
+from ufo_mobile.cli.mcp_cmd import TOKEN_ENV
 from ufo_mobile.device.sim import SimDriver
 from ufo_mobile.errors import DeviceDisconnectedError
 from ufo_mobile.host.mcp_limits import SessionLimits
@@ -359,12 +360,45 @@ async def test_with_a_token_requests_without_it_open_nothing() -> None:
             assert sdk_sessions(listening) == 1
 
 
+async def test_http_command_line_asks_for_the_token_and_says_so(tmp_path: Path) -> None:
+    server = Cli("mcp", "--device", "sim", "--server", "data", "--data-port", "0", "--session-idle", "60",
+                 "--max-sessions-per-client", "4", cwd=tmp_path, env={"HOME": str(tmp_path), TOKEN_ENV: TOKEN})
+    try:
+        url = server.wait_line("mcp data server (MobileDataCollector) listening on ").split()[-1]
+        said = server.wait_line("mcp: auth: ")
+        async with httpx2.AsyncClient() as raw:
+            for _ in range(3):
+                refused = await raw.post(url, json=INITIALIZE, headers=POST_HEADERS)
+                assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer")
+        async with create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"}) as http, \
+                Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+            assert (await call(client, "get_device_info"))["success"] is True
+    finally:
+        server.signal(signal.SIGTERM)
+        code, out, err = server.finish()
+    assert code == 0, err
+    assert said.strip() == (f"mcp: auth: bearer token from {TOKEN_ENV}; sessions: 4 per client address, 128 in all, "
+                            "closed after 60 s idle")
+    assert err.count("mcp: refused a request from 127.0.0.1: no valid bearer token") == 1  # once a minute at most
+    assert TOKEN not in out + err
+
+
+def test_an_empty_token_is_an_error(tmp_path: Path) -> None:
+    code, out, err = cli("mcp", "--device", "sim", "--data-port", "0", "--action-port", "0", cwd=tmp_path,
+                         env={"HOME": str(tmp_path), TOKEN_ENV: "  "})
+    one_line_error(code, err, TOKEN_ENV, "is set but empty")
+    assert out == ""
+
+
 @pytest.mark.parametrize("args, flag", [
     (["--data-port", "70000"], "--data-port"),
     (["--timeout", "0"], "--timeout"),
     (["--device", "sim:2"], "--device"),
     (["--device", "sim", "--driver", "u2"], "--driver"),
     (["--server", "both", "--data-port", "9999", "--action-port", "9999"], "--action-port"),
+    (["--session-idle", "0"], "--session-idle"),
+    (["--max-sessions", "0"], "--max-sessions"),
+    (["--max-sessions", "4", "--max-sessions-per-client", "5"], "--max-sessions-per-client"),
 ])
 def test_bad_flags_are_one_line_naming_the_flag(tmp_path: Path, args: list[str], flag: str) -> None:
     code, out, err = cli("mcp", *args, cwd=tmp_path)
