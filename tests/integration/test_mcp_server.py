@@ -13,19 +13,25 @@ import subprocess
 import sys
 import threading
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.adb_server import PrivateAdbServer
 from tests.faults.conftest import HANG_GUARD, ROOT, Cli, cli, one_line_error
 from tests.mcp_calls import call
+from ufo_mobile.cli.mcp_cmd import TOKEN_ENV
 from ufo_mobile.device.sim import SimDriver
 from ufo_mobile.errors import DeviceDisconnectedError
+from ufo_mobile.host.mcp_limits import SessionLimits
 from ufo_mobile.host.mcp_server import Listening, bind, serve
 from ufo_mobile.host.mcp_state import MobileServerState
 from ufo_mobile.sim.phone import SimPhone
@@ -35,6 +41,7 @@ pytestmark = pytest.mark.integration
 DATA_TOOLS = ["capture_screenshot", "get_ui_tree", "get_device_info", "get_mobile_app_target_info",
               "get_app_window_controls_target_info"]
 ACTION_TOOLS = ["tap", "swipe", "type_text", "launch_app", "press_key", "click_control", "wait", "invalidate_cache"]
+TOKEN = "tok-81c2e7-mcp-test"
 HOSTILE = "Milk & eggs; $(reboot) 'q' \"dq\" `id` | x"  # nothing here may reach a shell as syntax
 
 
@@ -250,12 +257,148 @@ async def test_http_command_line_serves_until_sigterm(tmp_path: Path) -> None:
     assert err.strip().splitlines()[-1] == "mcp: stopped; the simulated phone closed"
 
 
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "flood", "version": "0"}}}
+POST_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+@asynccontextmanager
+async def served_http(limits: SessionLimits, groups: tuple[str, ...] = ("data",),
+                      token: str | None = None) -> AsyncIterator[Listening]:
+    """``serve`` over HTTP on the simulated phone (free ports), until the block ends."""
+    state = MobileServerState(SimDriver(SimPhone()), timeout=10.0)
+    sockets = {group: bind("127.0.0.1", 0) for group in groups}
+    stop, listening = asyncio.Event(), asyncio.Future[Listening]()
+    server = asyncio.create_task(serve(state, list(groups), "http", sockets=sockets, stop=stop,
+                                       ready=listening.set_result, limits=limits, token=token))
+    try:
+        yield await asyncio.wait_for(listening, HANG_GUARD)
+    finally:
+        stop.set()
+        await asyncio.wait_for(server, HANG_GUARD)
+
+
+async def flood(listening: Listening, address: str, count: int, at_once: int,
+                headers: dict[str, str] | None = None) -> Counter[int]:
+    """``count`` initialize requests without a DELETE, ``at_once`` at a time, from ``address``, sent
+    to the data server's app in this process (a real HTTP client would take minutes); their statuses."""
+    transport = httpx2.ASGITransport(app=listening.apps["data"], client=(address, 40000))
+    statuses: Counter[int] = Counter()
+    gate = asyncio.Semaphore(at_once)
+    async with httpx2.AsyncClient(transport=transport, base_url=listening.urls["data"].removesuffix("/mcp")) as http:
+        async def one() -> None:
+            async with gate:
+                statuses[(await http.post("/mcp", json=INITIALIZE, headers={**POST_HEADERS, **(headers or {})})
+                          ).status_code] += 1
+        await asyncio.gather(*(one() for _ in range(count)))
+    return statuses
+
+
+def sdk_sessions(listening: Listening) -> int:
+    """The sessions the SDK's own session manager holds (its private table: nothing public counts them)."""
+    return len(listening.servers["data"].session_manager._server_instances)
+
+
+async def test_ten_thousand_sessions_left_open_lock_nobody_out() -> None:
+    limits = SessionLimits(per_client=16, total=64)
+    async with served_http(limits) as listening:
+        url, book = listening.urls["data"], listening.sessions["data"]
+        async with Client(url, mode="legacy") as before:  # a session from 127.0.0.1, open through the flood
+            assert book.held("127.0.0.1") == 1
+            # more at once than it may hold: sessions (its idle ones making room) or 503 while all are opening
+            statuses = await flood(listening, "192.0.2.7", 10_000, at_once=2 * limits.per_client)
+            assert set(statuses) <= {200, 503} and sum(statuses.values()) == 10_000, statuses
+            assert statuses[200] >= limits.per_client
+            assert (book.held("192.0.2.7"), book.held("127.0.0.1"), book.live) == (limits.per_client, 1,
+                                                                                  limits.per_client + 1)
+            assert sdk_sessions(listening) == limits.per_client + 1
+            assert [t.name for t in (await before.list_tools()).tools] == DATA_TOOLS
+            assert (await call(before, "get_device_info"))["success"] is True
+            async with Client(url, mode="legacy") as after:  # a new session-based client
+                assert [t.name for t in (await after.list_tools()).tools] == DATA_TOOLS
+                assert (await call(after, "get_device_info"))["device_info"]["model"] == "UFO Sim Phone"
+                assert book.held("127.0.0.1") == 2
+
+            # from the SDK client's own address, fewer at once than it may hold: every one gets a session,
+            # each closing the least recently used idle one; ``before`` is busy (its GET stream) and stays
+            statuses = await flood(listening, "127.0.0.1", 500, at_once=4)
+            assert statuses == Counter({200: 500}), statuses
+            assert book.held("127.0.0.1") == limits.per_client and sdk_sessions(listening) == 2 * limits.per_client
+            assert (await call(before, "get_device_info"))["success"] is True
+            async with Client(url, mode="legacy") as fresh:
+                assert (await call(fresh, "get_device_info"))["success"] is True
+        assert book.held("127.0.0.1") == limits.per_client - 2  # both clients' DELETEs were heard
+        assert book.live == sdk_sessions(listening) == 2 * limits.per_client - 2
+
+
+async def test_an_idle_session_expires_and_its_id_is_then_unknown() -> None:
+    async with served_http(SessionLimits(per_client=4, total=8, idle_seconds=0.2)) as listening:
+        transport = httpx2.ASGITransport(app=listening.apps["data"], client=("127.0.0.1", 40000))
+        base = listening.urls["data"].removesuffix("/mcp")
+        async with httpx2.AsyncClient(transport=transport, base_url=base) as http:
+            opened = await http.post("/mcp", json=INITIALIZE, headers=POST_HEADERS)
+            session_id = opened.headers["mcp-session-id"]
+            assert sdk_sessions(listening) == 1 and listening.sessions["data"].live == 1
+            async with asyncio.timeout(HANG_GUARD):
+                while sdk_sessions(listening):  # noqa: ASYNC110 - the SDK closes it once idle for 0.2 s
+                    await asyncio.sleep(0.02)
+            again = await http.post("/mcp", json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                                    headers={**POST_HEADERS, "mcp-session-id": session_id})
+            assert again.status_code == 404
+            assert listening.sessions["data"].live == 0
+
+
+async def test_with_a_token_requests_without_it_open_nothing() -> None:
+    async with served_http(SessionLimits(), token=TOKEN) as listening:
+        statuses = await flood(listening, "127.0.0.1", 300, at_once=8)
+        wrong = await flood(listening, "127.0.0.1", 10, at_once=2, headers={"Authorization": "Bearer nope"})
+        assert statuses == Counter({401: 300}) and wrong == Counter({401: 10})
+        assert sdk_sessions(listening) == 0 and listening.sessions["data"].live == 0
+        async with create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"}) as http, \
+                Client(streamable_http_client(listening.urls["data"], http_client=http), mode="legacy") as client:
+            assert (await call(client, "get_device_info"))["success"] is True
+            assert sdk_sessions(listening) == 1
+
+
+async def test_http_command_line_asks_for_the_token_and_says_so(tmp_path: Path) -> None:
+    server = Cli("mcp", "--device", "sim", "--server", "data", "--data-port", "0", "--session-idle", "60",
+                 "--max-sessions-per-client", "4", cwd=tmp_path, env={"HOME": str(tmp_path), TOKEN_ENV: TOKEN})
+    try:
+        url = server.wait_line("mcp data server (MobileDataCollector) listening on ").split()[-1]
+        said = server.wait_line("mcp: auth: ")
+        async with httpx2.AsyncClient() as raw:
+            for _ in range(3):
+                refused = await raw.post(url, json=INITIALIZE, headers=POST_HEADERS)
+                assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer")
+        async with create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"}) as http, \
+                Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
+            assert (await call(client, "get_device_info"))["success"] is True
+    finally:
+        server.signal(signal.SIGTERM)
+        code, out, err = server.finish()
+    assert code == 0, err
+    assert said.strip() == (f"mcp: auth: bearer token from {TOKEN_ENV}; sessions: 4 per client address, 128 in all, "
+                            "closed after 60 s idle")
+    assert err.count("mcp: refused a request from 127.0.0.1: no valid bearer token") == 1  # once a minute at most
+    assert TOKEN not in out + err
+
+
+def test_an_empty_token_is_an_error(tmp_path: Path) -> None:
+    code, out, err = cli("mcp", "--device", "sim", "--data-port", "0", "--action-port", "0", cwd=tmp_path,
+                         env={"HOME": str(tmp_path), TOKEN_ENV: "  "})
+    one_line_error(code, err, TOKEN_ENV, "is set but empty")
+    assert out == ""
+
+
 @pytest.mark.parametrize("args, flag", [
     (["--data-port", "70000"], "--data-port"),
     (["--timeout", "0"], "--timeout"),
     (["--device", "sim:2"], "--device"),
     (["--device", "sim", "--driver", "u2"], "--driver"),
     (["--server", "both", "--data-port", "9999", "--action-port", "9999"], "--action-port"),
+    (["--session-idle", "0"], "--session-idle"),
+    (["--max-sessions", "0"], "--max-sessions"),
+    (["--max-sessions", "4", "--max-sessions-per-client", "5"], "--max-sessions-per-client"),
 ])
 def test_bad_flags_are_one_line_naming_the_flag(tmp_path: Path, args: list[str], flag: str) -> None:
     code, out, err = cli("mcp", *args, cwd=tmp_path)

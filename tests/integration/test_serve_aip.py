@@ -11,6 +11,7 @@ import asyncio
 import json
 import re
 import signal
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -279,6 +280,39 @@ async def test_errors_leave_the_connection_usable_a_full_line_refuses_and_sigter
     run = run_json(ended["result"]["run_dir"])
     assert (run["status"], run["reason"], run["steps"]) == ("FAIL", "terminated", 2)
     assert "terminated: no new connections or tasks; ending 1 run(s) in flight" in out
+
+
+def test_frames_that_once_closed_the_connection_are_answered_and_it_stays_open(tmp_path: Path) -> None:
+    """A number longer than Python converts, and a ``type`` that is a list or an object, each get an
+    ERROR; a valid message on the same connection is then answered as usual."""
+    digits = sys.get_int_max_str_digits()
+    frames = [('{"type": "heartbeat", "n": ' + "7" * (digits + 1) + "}",
+               f"not a message: a number of more than {digits} digits"),
+              ('{"type": ["heartbeat"], "client_id": "c"}', "not a message: 'type' is a JSON list, not a string"),
+              ('{"type": {"heartbeat": true}}', "not a message: 'type' is a JSON object, not a string")]
+
+    async def exchange(port: int) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        client = await AipClient.open(port, "c")
+        answers = []
+        for number, (frame, _) in enumerate(frames):
+            await client.ws.send(frame)
+            error = await client.until(lambda m: True)
+            await client.send(type="heartbeat", request_id=f"hb{number}", status="ok")
+            answers.append((error, await client.until(lambda m: True)))
+        await client.ws.close()
+        return answers
+
+    config = write_config(tmp_path, [DONE])
+    with served(tmp_path, "--devices", "sim:1", "--config", str(config)) as (serve, port):
+        answers = asyncio.run(exchange(port))
+        serve.signal(signal.SIGTERM)
+        code, out, err = serve.finish()
+    for number, ((_, expected), (error, beat)) in enumerate(zip(frames, answers, strict=True)):
+        assert (error["type"], error["status"]) == ("error", "error"), error
+        assert error["error"].startswith(expected), error["error"]
+        assert (beat["type"], beat["status"], beat["response_id"]) == ("heartbeat", "ok", f"hb{number}"), beat
+    assert code == 128 + signal.SIGTERM and err == "", err
+    assert "internal error" not in out
 
 
 async def knock(port: int) -> tuple[list[int], dict[str, Any]]:

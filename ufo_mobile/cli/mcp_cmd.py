@@ -3,6 +3,9 @@ actions on 8021, path /mcp), or the same tools on stdio.
 
 Exit codes: 0 when stopped (Ctrl-C, SIGTERM, or the stdio client closing its end), 2 for a bad flag,
 a port that cannot be listened on or a phone that cannot be opened (one line naming the flag).
+Over HTTP the sessions are bounded per client address and in all and close when idle
+(``--max-sessions-per-client``, ``--max-sessions``, ``--session-idle``), and ``UFO_MOBILE_MCP_TOKEN``
+set means every request needs ``Authorization: Bearer <token>``.
 With ``--transport stdio`` nothing but MCP messages is written to standard output; everything
 else (logs, the ready line) goes to standard error.
 """
@@ -23,10 +26,12 @@ from ufo_mobile.safe_text import printable
 from ufo_mobile.settings import DeviceSettings
 
 if TYPE_CHECKING:
+    from ufo_mobile.host.mcp_limits import SessionLimits
     from ufo_mobile.host.mcp_server import Listening
     from ufo_mobile.host.mcp_state import MobileServerState
 
 DEVICE_KEY = "--device"
+TOKEN_ENV = "UFO_MOBILE_MCP_TOKEN"
 
 
 def seconds(text: str) -> float:
@@ -39,9 +44,22 @@ def seconds(text: str) -> float:
     return value
 
 
+def idle_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 1 <= value <= 86400:
+        raise argparse.ArgumentTypeError(f"must be 1 to 86400 seconds, not {value:g}")
+    return value
+
+
 def add_mcp_parser(sub: Any) -> None:
     """The ``mcp`` command's arguments (``sub``: the command line's subparsers)."""
-    from ufo_mobile.cli import port_number
+    from ufo_mobile.cli import port_number, positive
+    from ufo_mobile.host.mcp_limits import SessionLimits
+
+    limits = SessionLimits()
 
     default_timeout = DeviceSettings().command_timeout_seconds
     mcp = sub.add_parser(
@@ -56,7 +74,8 @@ def add_mcp_parser(sub: Any) -> None:
                      help="http: streamable HTTP, each group on its own port at /mcp (default, as UFO); "
                           "stdio: the chosen tools on standard input/output")
     mcp.add_argument("--host", default="127.0.0.1",
-                     help="address to listen on (http; default 127.0.0.1: this machine only)")
+                     help="address to listen on (http; default 127.0.0.1: this machine only). With "
+                          f"${TOKEN_ENV} set, every request needs 'Authorization: Bearer <token>'")
     mcp.add_argument("--data-port", type=port_number, default=8020, metavar="PORT",
                      help="port of the data collection server (http; default 8020; 0 picks a free one)")
     mcp.add_argument("--action-port", type=port_number, default=8021, metavar="PORT",
@@ -71,6 +90,15 @@ def add_mcp_parser(sub: Any) -> None:
     mcp.add_argument("--timeout", type=seconds, default=default_timeout, metavar="SECONDS",
                      help=f"the bound on every device call (default {default_timeout:g}); a call that runs out "
                           "fails with the reason instead of hanging")
+    mcp.add_argument("--max-sessions", type=positive, default=limits.total, metavar="N",
+                     help=f"http: the MCP sessions open at once on each server, all clients together (default "
+                          f"{limits.total})")
+    mcp.add_argument("--max-sessions-per-client", type=positive, default=limits.per_client, metavar="N",
+                     help=f"http: the sessions one client address may hold on each server (default "
+                          f"{limits.per_client}); at the bound its least recently used idle session is closed")
+    mcp.add_argument("--session-idle", type=idle_seconds, default=limits.idle_seconds, metavar="SECONDS",
+                     help=f"http: a session with no request for this long is closed (default "
+                          f"{limits.idle_seconds:g})")
 
 
 def device_settings(args: argparse.Namespace) -> DeviceSettings:
@@ -154,17 +182,24 @@ def run_mcp(args: argparse.Namespace, out: TextIO) -> int:
         import mcp  # noqa: F401  (an optional dependency: the 'host' extra)
     except ImportError:
         raise ConfigError("needs the MCP SDK: pip install 'ufo-mobile[host]'", key="mcp") from None
+    from ufo_mobile.cli.serve_cmd import token_from_env
     from ufo_mobile.device.factory import make_driver
+    from ufo_mobile.host.mcp_limits import SessionLimits
     from ufo_mobile.host.mcp_server import NAMESPACES, is_loopback
     from ufo_mobile.host.mcp_state import MobileServerState
 
     groups = _groups(args.server)
     settings = device_settings(args)
     http = args.transport == "http"
+    if args.max_sessions_per_client > args.max_sessions:
+        raise ConfigError(f"is more than --max-sessions ({args.max_sessions})", key="--max-sessions-per-client")
+    limits = SessionLimits(per_client=args.max_sessions_per_client, total=args.max_sessions,
+                           idle_seconds=args.session_idle)
+    token = token_from_env(TOKEN_ENV)  # out of the environment either way; stdio has no use for it
     sockets = _bind_all(args, groups) if http else {}
     if http and not is_loopback(args.host):
-        _err(f"warning: listening on {printable(args.host, 80)}, not only on this machine: anyone who can reach "
-             "it can drive the phone (MCP has no authentication here)")
+        more = "" if token else f", and {TOKEN_ENV} is not set: anyone who can reach it can drive the phone"
+        _err(f"warning: listening on {printable(args.host, 80)}, not only on this machine{more}")
     logger = stderr_logger()
     try:
         driver = make_driver(settings, logger=logger)
@@ -177,9 +212,13 @@ def run_mcp(args: argparse.Namespace, out: TextIO) -> int:
                 return
             for group, url in listening.urls.items():
                 print(f"mcp {group} server ({NAMESPACES[group]}) listening on {url}", file=out, flush=True)
+            print(f"mcp: auth: {'bearer token from ' + TOKEN_ENV if token else 'off'}; sessions: "
+                  f"{limits.per_client} per client address, {limits.total} in all, closed after "
+                  f"{limits.idle_seconds:g} s idle", file=out, flush=True)
 
         try:
-            asyncio.run(_serve_until_signal(state, groups, args.transport, sockets, ready))
+            asyncio.run(_serve_until_signal(state, groups, args.transport, sockets, ready,
+                                            limits=limits, token=token))
         except DeviceError as exc:
             raise ConfigError(f"cannot open {label}: {exc}", key=DEVICE_KEY) from exc
     finally:
@@ -190,7 +229,8 @@ def run_mcp(args: argparse.Namespace, out: TextIO) -> int:
 
 
 async def _serve_until_signal(state: MobileServerState, groups: tuple[str, ...], transport: str,
-                              sockets: dict[str, socket.socket], ready: Callable[[Listening], None]) -> None:
+                              sockets: dict[str, socket.socket], ready: Callable[[Listening], None], *,
+                              limits: SessionLimits, token: str | None) -> None:
     """Serve until Ctrl-C or SIGTERM asks to stop (then the phone is closed and this returns)."""
     from ufo_mobile.host.mcp_server import serve
 
@@ -200,7 +240,8 @@ async def _serve_until_signal(state: MobileServerState, groups: tuple[str, ...],
     for signum in signals:
         loop.add_signal_handler(signum, stop.set)
     try:
-        await serve(state, groups, "stdio" if transport == "stdio" else "http", sockets=sockets, stop=stop, ready=ready)
+        await serve(state, groups, "stdio" if transport == "stdio" else "http", sockets=sockets, stop=stop,
+                    ready=ready, limits=limits, token=token, log=lambda line: _err(f"mcp: {line}"))
     finally:
         for signum in signals:
             loop.remove_signal_handler(signum)

@@ -104,15 +104,16 @@ def base_settings(args: argparse.Namespace) -> Settings:
         raise
 
 
-def token_from_env() -> str | None:
-    """The bearer token (``$UFO_MOBILE_SERVE_TOKEN``), None when unset; set but empty is an error. It is
-    taken out of the environment, so no process the service starts (adb, a sandbox) inherits it."""
-    token = take(TOKEN_ENV)
+def token_from_env(name: str = TOKEN_ENV) -> str | None:
+    """The bearer token (``$UFO_MOBILE_SERVE_TOKEN``, or the variable ``name``), None when unset; set but
+    empty is an error. It is taken out of the environment (``secret_env.take``: no process the service
+    starts inherits it, and /proc/<pid>/environ no longer shows it)."""
+    token = take(name)
     if token is None:
         return None
     if not token.strip():
         raise ConfigError("is set but empty: set a token, or unset it to serve without authentication",
-                          key=TOKEN_ENV)
+                          key=name)
     return token.strip()
 
 

@@ -15,6 +15,7 @@ into a ``ClientMessage`` or an ``AipError`` whose text is one line naming the pr
 from __future__ import annotations
 
 import json
+import sys
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -132,6 +133,15 @@ def one_line(exc: ValidationError, what: str) -> str:
     return printable(f"invalid {what}: {where + ': ' if where else ''}{message}", 300)
 
 
+def json_kind(value: Any) -> str:
+    """What a parsed JSON value is, in JSON's words (``list`` for an array, as Python says it)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    return {dict: "object", list: "list", str: "string", type(None): "null"}.get(type(value), type(value).__name__)
+
+
 def parse_client_message(frame: str | bytes) -> ClientMessage:
     """One WebSocket frame as a ``ClientMessage``.
 
@@ -149,17 +159,22 @@ def parse_client_message(frame: str | bytes) -> ClientMessage:
         raise AipError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise AipError("not JSON: nested too deeply") from None
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits())
+        raise AipError(f"not a message: a number of more than {sys.get_int_max_str_digits()} digits") from None
     if not isinstance(data, dict):
-        raise AipError(f"not a message: a JSON {type(data).__name__}, not an object")
+        raise AipError(f"not a message: a JSON {json_kind(data)}, not an object")
+    kinds = "(one of: " + ", ".join(t.value for t in ClientMessageType) + ")"
     if "type" not in data:
-        raise AipError("not a message: no 'type' (one of: " + ", ".join(t.value for t in ClientMessageType) + ")")
-    if data["type"] not in set(ClientMessageType):
-        raise AipError(f"unknown message type {printable(str(data['type']), 60)!r} (one of: "
-                       + ", ".join(t.value for t in ClientMessageType) + ")")
+        raise AipError(f"not a message: no 'type' {kinds}")
+    kind = data["type"]
+    if not isinstance(kind, str):
+        raise AipError(f"not a message: 'type' is a JSON {json_kind(kind)}, not a string {kinds}")
+    if kind not in set(ClientMessageType):
+        raise AipError(f"unknown message type {printable(kind, 60)!r} {kinds}")
     try:
         return ClientMessage.model_validate(data)
     except ValidationError as exc:
-        raise AipError(one_line(exc, str(data["type"]).upper())) from None
+        raise AipError(one_line(exc, kind.upper())) from None
 
 
 def task_metadata(message: ClientMessage) -> TaskMetadata:

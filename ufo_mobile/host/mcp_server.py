@@ -6,7 +6,9 @@ shared ``MobileServerState``. ``serve`` runs them until a stop request:
 
 - ``http``: each group on its own port at path ``/mcp`` (streamable HTTP, JSON responses, sessions:
   what UFO's ``config/ufo/mcp.yaml`` points its MobileAgent at), both in one event loop, so a control
-  id observed through the data server is clicked through the action server.
+  id observed through the data server is clicked through the action server. Sessions are bounded per
+  client and in all, and expire when idle (``SessionLimits``, ``mcp_sessions``); with a token, every
+  request needs ``Authorization: Bearer <token>``.
 - ``stdio``: every tool of the chosen groups on one stdio connection; it ends when the client
   closes standard input. Nothing but protocol is written to standard output.
 
@@ -26,9 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 import uvicorn
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
 
+from ufo_mobile.host.mcp_limits import SessionLimits
+from ufo_mobile.host.mcp_sessions import SessionBook, SessionGuard, StaticTokenVerifier
 from ufo_mobile.host.mcp_state import MobileServerState
 from ufo_mobile.host.mcp_tools import action_tools, data_tools
 
@@ -45,16 +52,39 @@ _INSTRUCTIONS = {
 }
 
 
-def build_server(state: MobileServerState, groups: Sequence[str]) -> MCPServer:
-    """One MCP server with the tools of ``groups`` (``data``, ``action``, or both) over ``state``."""
+def build_server(state: MobileServerState, groups: Sequence[str], *, token: str | None = None,
+                 url: str = "http://127.0.0.1") -> MCPServer:
+    """One MCP server with the tools of ``groups`` (``data``, ``action``, or both) over ``state``.
+
+    With ``token``, its HTTP app asks every request for ``Authorization: Bearer <token>`` (the SDK's
+    bearer authentication; ``url``, where it is served, is named as the token's issuer: the SDK's
+    settings need one, and this server runs no OAuth endpoints)."""
     unknown = [g for g in groups if g not in GROUPS]
     if unknown or not groups:
         raise ValueError(f"unknown tool groups {unknown or groups!r}; use {', '.join(GROUPS)}")
     tools = [*(data_tools(state) if DATA in groups else []), *(action_tools(state) if ACTION in groups else [])]
     both = len(set(groups)) == 2
+    auth: dict[str, Any] = {}
+    if token is not None:
+        auth = {"token_verifier": StaticTokenVerifier(token),
+                "auth": AuthSettings(issuer_url=cast(Any, url), resource_server_url=None)}
     return MCPServer(name="Mobile MCP Server" if both else _NAMES[groups[0]],
                      instructions=" ".join(_INSTRUCTIONS[g] for g in GROUPS if g in groups),
-                     tools=tools, log_level="WARNING")
+                     tools=tools, log_level="WARNING", **auth)
+
+
+def http_app(server: MCPServer, *, host: str, limits: SessionLimits, authenticated: bool = False,
+             log: Callable[[str], None] | None = None) -> tuple[Starlette, SessionBook]:
+    """``server``'s streamable HTTP app at ``PATH`` (JSON responses), its sessions within ``limits``:
+    the SDK's own idle timeout and cap, and a ``SessionGuard`` inside its authentication for the
+    bound per client. Returns the app and the guard's book of sessions."""
+    app = server.streamable_http_app(streamable_http_path=PATH, json_response=True, host=host,
+                                     session_idle_timeout=limits.idle_seconds, max_sessions=limits.total)
+    book = SessionBook(limits)
+    # last in the list: innermost, after the SDK's authentication has said who the request is from
+    app.user_middleware.append(Middleware(SessionGuard, book=book, path=PATH, authenticated=authenticated,
+                                          log=log))
+    return app, book
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -94,9 +124,13 @@ def is_loopback(host: str) -> bool:
 
 @dataclass
 class Listening:
-    """What ``serve`` reports once it accepts calls: the URL of each group (HTTP) or ``stdio``."""
+    """What ``serve`` reports once it accepts calls: the URL of each group (HTTP) or ``stdio``, and
+    over HTTP each group's server, app and book of sessions (for a host embedding it, and for tests)."""
 
     urls: dict[str, str] = field(default_factory=dict)
+    servers: dict[str, MCPServer] = field(default_factory=dict)
+    apps: dict[str, Starlette] = field(default_factory=dict)
+    sessions: dict[str, SessionBook] = field(default_factory=dict)
 
 
 class _Uvicorn(uvicorn.Server):
@@ -108,13 +142,21 @@ class _Uvicorn(uvicorn.Server):
 
 
 async def serve_http(state: MobileServerState, sockets: Mapping[str, socket.socket], *, stop: asyncio.Event,
-                     ready: Callable[[Listening], None] | None = None, grace: int = SHUTDOWN_GRACE) -> None:
-    """Serve each group's tools on its socket (``{group: socket}``) until ``stop`` is set."""
+                     ready: Callable[[Listening], None] | None = None, grace: int = SHUTDOWN_GRACE,
+                     limits: SessionLimits | None = None, token: str | None = None,
+                     log: Callable[[str], None] | None = None) -> None:
+    """Serve each group's tools on its socket (``{group: socket}``) until ``stop`` is set, sessions
+    within ``limits``, every request needing ``token`` when one is given. ``log`` hears refusals."""
     host = sockets[next(iter(sockets))].getsockname()[0]
+    limits = limits or SessionLimits()
     servers: dict[str, _Uvicorn] = {}
+    listening = Listening()
     for group in sockets:
-        app = build_server(state, [group]).streamable_http_app(streamable_http_path=PATH, json_response=True,
-                                                               host=host)
+        url = url_of(sockets[group])
+        mcp = build_server(state, [group], token=token, url=url.removesuffix(PATH))
+        app, book = http_app(mcp, host=host, limits=limits, authenticated=token is not None, log=log)
+        listening.urls[group], listening.servers[group] = url, mcp
+        listening.apps[group], listening.sessions[group] = app, book
         config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=grace)
         servers[group] = _Uvicorn(config)
@@ -127,7 +169,7 @@ async def serve_http(state: MobileServerState, sockets: Mapping[str, socket.sock
             await asyncio.sleep(0.01)  # uvicorn has no "started" event to wait on
         else:
             if ready is not None:
-                ready(Listening({g: url_of(sockets[g]) for g in servers}))
+                ready(listening)
         await asyncio.wait([*tasks, stopping], return_when=asyncio.FIRST_COMPLETED)
     finally:
         for server in servers.values():
@@ -227,8 +269,11 @@ def only_error(error: BaseException) -> BaseException:
 
 async def serve(state: MobileServerState, groups: Sequence[str], transport: Literal["stdio", "http"], *,
                 sockets: Mapping[str, socket.socket] | None = None, stop: asyncio.Event | None = None,
-                ready: Callable[[Listening], None] | None = None) -> None:
+                ready: Callable[[Listening], None] | None = None, limits: SessionLimits | None = None,
+                token: str | None = None, log: Callable[[str], None] | None = None) -> None:
     """Open the phone, serve until ``stop`` is set (or the stdio client leaves), close the phone.
+    Over HTTP, ``limits`` bound the sessions and ``token`` (when given) is asked of every request;
+    stdio has one client and no sessions to bound.
 
     Raises:
         DeviceError: the phone could not be opened.
@@ -241,6 +286,6 @@ async def serve(state: MobileServerState, groups: Sequence[str], transport: Lite
         raise ValueError("serving over HTTP needs a listening socket per group")
     await state.open()
     try:
-        await serve_http(state, sockets, stop=stop, ready=ready)
+        await serve_http(state, sockets, stop=stop, ready=ready, limits=limits, token=token, log=log)
     finally:
         await state.close()

@@ -176,6 +176,10 @@ class TaskService:
         except AipError as exc:
             peer.post(error_message(str(exc)))
             return
+        except Exception as exc:  # noqa: BLE001 - a frame we failed to read answers an ERROR; the connection stays
+            self.log(f"internal error reading a frame: {printable(repr(exc), 300)}")
+            peer.post(error_message(f"internal error reading the frame: {type(exc).__name__}"))
+            return
         if peer.client_id is not None and message.client_id and message.client_id != peer.client_id:
             peer.post(error_message(f"client_id {message.client_id!r} does not match this connection's "
                                     f"registration ({peer.client_id!r})", response_id=message.request_id))

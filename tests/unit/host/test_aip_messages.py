@@ -4,6 +4,7 @@ the status mapping (a FAIL is never COMPLETED)."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -28,6 +29,7 @@ AIP_CLIENT_TYPES = {"task", "heartbeat", "command_results", "error", "register",
                     "device_info_response"}
 AIP_SERVER_TYPES = {"task", "heartbeat", "task_end", "command", "error", "device_info_request", "device_info_response"}
 AIP_STATUSES = {"continue", "completed", "failed", "ok", "error"}
+DIGITS = sys.get_int_max_str_digits()  # the longest integer Python converts (4300 unless configured)
 
 
 def test_the_models_have_aips_fields_and_values() -> None:
@@ -61,6 +63,11 @@ def test_a_constellations_task_parses() -> None:
     ('{"type": "heartbeat", "status": "fine"}', "invalid HEARTBEAT: status: "),
     (b"\xff\xfe", "not a message: a binary frame that is not UTF-8 JSON"),
     ("[" * 100_000, "not JSON: "),
+    ('{"type": "heartbeat", "n": ' + "9" * (DIGITS + 1) + "}", f"not a message: a number of more than {DIGITS} digits"),
+    ('{"type": ["task"]}', "not a message: 'type' is a JSON list, not a string (one of: task, heartbeat, "),
+    ('{"type": {"task": 1}}', "not a message: 'type' is a JSON object, not a string (one of: task, "),
+    ('{"type": null}', "not a message: 'type' is a JSON null, not a string (one of: task, "),
+    ("5", "not a message: a JSON number, not an object"),
 ])
 def test_every_unusable_frame_is_one_line_naming_the_problem(frame: str | bytes, error: str) -> None:
     with pytest.raises(AipError) as caught:

@@ -204,3 +204,21 @@ async def test_device_info_lists_the_phones_and_who_is_busy(service: TaskService
     assert bad["result"]["error"] == bad["error"]
     service.stop("test over")
     await service.runs.drain()
+
+
+async def test_a_frame_the_reader_fails_on_is_an_error_reply(service: TaskService,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fault of ours while reading a frame answers that frame; the connection is not closed."""
+    import ufo_mobile.host.service as module
+
+    def broken(frame: str | bytes) -> None:
+        raise TypeError("a fault of ours")
+
+    peer = FakePeer()
+    with monkeypatch.context() as patched:
+        patched.setattr(module, "parse_client_message", broken)
+        (error,) = await send(service, peer, type="heartbeat")
+    assert (error["type"], error["status"], error["error"]) == (
+        "error", "error", "internal error reading the frame: TypeError")
+    (ok,) = await send(service, peer, type="heartbeat")
+    assert (ok["type"], ok["status"]) == ("heartbeat", "ok")
