@@ -45,3 +45,13 @@ def adb_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PrivateAdbS
         server.stop()
     assert not server.running, "the adb server outlived its fixture"
     assert not server_answers(server.port), f"something still answers on the adb server port {server.port}"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_secret_environment() -> Iterator[None]:
+    """A variable a test's run took out of the environment (``secret_env.take``) is not kept for the next
+    test, which sets its own environment."""
+    yield
+    from ufo_mobile import secret_env
+
+    secret_env.forget()

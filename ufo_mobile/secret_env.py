@@ -53,3 +53,9 @@ def _wipe(name: str) -> None:
     if address:
         size = len(ctypes.string_at(address))
         ctypes.memset(address, ord("x"), size)
+
+
+def forget() -> None:
+    """Drop what was taken (the values are not put back): for a process that sets up its environment
+    anew, such as a test run."""
+    _taken.clear()
