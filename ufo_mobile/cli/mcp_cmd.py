@@ -34,24 +34,22 @@ DEVICE_KEY = "--device"
 TOKEN_ENV = "UFO_MOBILE_MCP_TOKEN"
 
 
-def seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value <= 3600:
-        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 3600 seconds, not {value:g}")
-    return value
+def seconds_within(low: float, high: float, *, low_included: bool = False) -> Callable[[str], float]:
+    """An argparse type: a number of seconds above ``low`` (or from it) and at most ``high``."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        if not (low <= value if low_included else low < value) or value > high:
+            bound = f"from {low:g} to" if low_included else f"more than {low:g} and at most"
+            raise argparse.ArgumentTypeError(f"must be {bound} {high:g} seconds, not {value:g}")
+        return value
+    return parse
 
 
-def idle_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 1 <= value <= 86400:
-        raise argparse.ArgumentTypeError(f"must be 1 to 86400 seconds, not {value:g}")
-    return value
+seconds = seconds_within(0, 3600)
+idle_seconds = seconds_within(1, 86400, low_included=True)
 
 
 def add_mcp_parser(sub: Any) -> None:
