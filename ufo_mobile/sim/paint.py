@@ -200,12 +200,19 @@ def _fit(fonts: Fonts, size: int, text: str, width: int) -> int:
     return low
 
 
-def draw_lines(canvas: Canvas, left: int, top: int, lines: list[str], size: int, colour: str) -> None:
-    """Draw already wrapped lines from (left, top), one line height apart."""
+def draw_lines(canvas: Canvas, left: int, top: int, lines: list[str], size: int, colour: str,
+               clip: Rect | None = None) -> None:
+    """Draw already wrapped lines from (left, top), one line height apart (those inside ``clip``)."""
     font = canvas.fonts.get(size)
     step = theme.line_height(size)
     for n, line in enumerate(lines):
-        canvas.text_at(left, top + n * step + (step - size) // 2 - size // 8, line, font, colour)
+        if _shows(top + n * step, step, clip):
+            canvas.text_at(left, top + n * step + (step - size) // 2 - size // 8, line, font, colour)
+
+
+def _shows(top: int, step: int, clip: Rect | None) -> bool:
+    """Whether a line from ``top``, ``step`` high, reaches into ``clip`` (no clip: it does)."""
+    return clip is None or (top + step > clip.top and top < clip.bottom)
 
 
 def ellipsize(line: str, fonts: Fonts, size: int, width: int) -> str:
@@ -215,23 +222,30 @@ def ellipsize(line: str, fonts: Fonts, size: int, width: int) -> str:
 
 
 def draw_text(canvas: Canvas, rect: Rect, text: str, size: int, colour: str, *, align: str = "left",
-              max_lines: int | None = None, valign: str = "center") -> None:
-    """Draw ``text`` wrapped inside ``rect``; extra lines are cut and the last one ellipsized."""
+              max_lines: int | None = None, valign: str = "center", clip: Rect | None = None) -> None:
+    """Draw ``text`` wrapped inside ``rect``; extra lines are cut and the last one ellipsized.
+
+    Only what can show is wrapped and drawn: the lines the box (and ``max_lines``) holds, and of
+    those only the ones inside ``clip`` (the visible part of a view taller than its viewport).
+    """
     if not text or rect.width <= 0:
         return
     fonts = canvas.fonts
     step = theme.line_height(size)
     fits = max(1, rect.height // step)
     limit = min(fits, max_lines) if max_lines else fits
-    lines = wrap(text, fonts, size, rect.width)
-    if len(lines) > limit:
-        lines = lines[:limit]
-        lines[-1] = ellipsize(lines[-1] + " ...", fonts, size, rect.width)
-    lines = [ellipsize(line, fonts, size, rect.width) for line in lines]
+    lines = wrap(text, fonts, size, rect.width, max_lines=limit + 1)
+    cut = len(lines) > limit
+    lines = lines[:limit]
     block = step * len(lines)
     top = rect.top + (rect.height - block) // 2 if valign == "center" else rect.top
     font = fonts.get(size)
     for n, line in enumerate(lines):
+        if not _shows(top + n * step, step, clip):
+            continue
+        if cut and n == len(lines) - 1:
+            line = line + " ..."
+        line = ellipsize(line, fonts, size, rect.width)
         if PASSWORD_DOT in line:
             _dots(canvas, rect.left, top + n * step, step, len(line), colour)
             continue
