@@ -33,6 +33,10 @@ class Fonts:
 
     _CACHE_LIMIT = 50_000
     CACHE_TEXT = 200
+    #: Pillow refuses to measure (or draw) a string of more than ``ImageFont.MAX_STRING_LENGTH``
+    #: characters, a million since Pillow 10 (``ValueError``): a longer text is measured in parts
+    #: of this many characters and the widths summed (a kerning pair split at a seam is not kerned).
+    MEASURE_PART = 100_000
 
     def __init__(self, measure: Callable[[int, str], float] | None = None) -> None:
         self._fonts: dict[int, Font] = {}
@@ -57,7 +61,11 @@ class Fonts:
         if found is not None:
             return found
         with self._lock:
-            found = round(self._measure(size, text))
+            if len(text) <= self.MEASURE_PART:
+                found = round(self._measure(size, text))
+            else:
+                found = round(sum(self._measure(size, text[start:start + self.MEASURE_PART])
+                                  for start in range(0, len(text), self.MEASURE_PART)))
             if len(text) <= self.CACHE_TEXT:
                 if len(self._widths) >= self._CACHE_LIMIT:
                     self._widths.clear()
