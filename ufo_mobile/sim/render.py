@@ -180,7 +180,7 @@ class Renderer:
             role = _TEXT_COLOURS.get(view.style or "", "text") if view.enabled else "secondary"
             colour = getattr(pal, role)
             lines = view.spec.lines if view.spec is not None else None
-            single = view.style not in theme.MULTILINE_STYLES and lines is None
+            single = (view.style or "body") not in theme.MULTILINE_STYLES and lines is None  # as layout measures
             paint.draw_text(canvas, frame, view.text, view.size or ctx.px(44), colour,
                             align=view.align or "left", max_lines=1 if single else lines, clip=view.bounds)
 
