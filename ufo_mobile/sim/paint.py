@@ -33,9 +33,12 @@ class Fonts:
 
     _CACHE_LIMIT = 50_000
     CACHE_TEXT = 200
-    #: Pillow refuses to measure (or draw) a string of more than ``ImageFont.MAX_STRING_LENGTH``
-    #: characters, a million since Pillow 10 (``ValueError``): a longer text is measured in parts
-    #: of this many characters and the widths summed (a kerning pair split at a seam is not kerned).
+    #: A long text is measured in parts of at most this many characters, the widths summed (a
+    #: kerning pair split at a seam is not kerned), for two limits of Pillow's: it refuses a string
+    #: of more than ``ImageFont.MAX_STRING_LENGTH`` characters (a million since Pillow 10,
+    #: ``ValueError``), and FreeType's 26.6 fixed-point pen overflows past 2**25 pixels, so a
+    #: wider string measures negative (and a line that "fits" is then drawn whole: a gigapixel mask,
+    #: ``DecompressionBombError``). ``_part`` also keeps a part narrower than 2**24 pixels.
     MEASURE_PART = 100_000
 
     def __init__(self, measure: Callable[[int, str], float] | None = None) -> None:
@@ -54,6 +57,10 @@ class Fonts:
     def _getlength(self, size: int, text: str) -> float:
         return self.get(size).getlength(text)
 
+    def _part(self, size: int) -> int:
+        """Characters measured at once at ``size``: a glyph is at most about twice its size wide."""
+        return max(1, min(self.MEASURE_PART, (1 << 23) // max(8, size)))
+
     def width(self, size: int, text: str) -> int:
         """Advance width of ``text`` at ``size`` pixels."""
         key = (size, text)
@@ -61,11 +68,12 @@ class Fonts:
         if found is not None:
             return found
         with self._lock:
-            if len(text) <= self.MEASURE_PART:
+            part = self._part(size)
+            if len(text) <= part:
                 found = round(self._measure(size, text))
             else:
-                found = round(sum(self._measure(size, text[start:start + self.MEASURE_PART])
-                                  for start in range(0, len(text), self.MEASURE_PART)))
+                found = round(sum(self._measure(size, text[start:start + part])
+                                  for start in range(0, len(text), part)))
             if len(text) <= self.CACHE_TEXT:
                 if len(self._widths) >= self._CACHE_LIMIT:
                     self._widths.clear()

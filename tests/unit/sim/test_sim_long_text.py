@@ -63,9 +63,15 @@ def test_an_unbroken_word_wraps_into_lines_that_fit() -> None:
     assert wrap(text, fonts, 44, 700, max_lines=3) == lines[:3]
 
 
-def test_a_text_over_pillows_limit_is_measured() -> None:
+@pytest.mark.parametrize(("glyph", "count", "size"), [
+    ("A", MEGABYTE, 44),  # more characters than Pillow measures at once
+    ("W", 900 * 1024, 44),  # wider than FreeType's 26.6 pen reaches (it measured negative)
+    ("W", 100_000, 400),  # the same in fewer characters of a big font
+])
+def test_a_very_long_text_is_measured(glyph: str, count: int, size: int) -> None:
     fonts = Fonts()
-    assert fonts.width(44, "A" * MEGABYTE) == pytest.approx(MEGABYTE * fonts.width(44, "A" * 1000) / 1000, rel=0.01)
+    one = fonts.width(size, glyph * 100) / 100
+    assert fonts.width(size, glyph * count) == pytest.approx(count * one, rel=0.01)
 
 
 def _long_app(text: str) -> str:
