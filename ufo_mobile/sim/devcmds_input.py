@@ -12,6 +12,7 @@ MIUI (``inject_guard``) refuses injected input with a SecurityException until "U
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from ufo_mobile.sim import keys
@@ -264,7 +265,7 @@ async def input_(ctx: Ctx, args: list[str]) -> int:
             return await _keycombination(ctx, [p for p in params if not p.startswith("-")])
         if command == "text":
             return await _text(ctx, params)
-        return _gesture(ctx, command, params)
+        return await asyncio.to_thread(_gesture, ctx, command, params)  # hit-tests: a layout, off the loop
     except InputUsageError as exc:
         await ctx.err(f"Error: {exc}\n")
         return 1

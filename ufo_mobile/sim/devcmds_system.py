@@ -153,7 +153,7 @@ async def uiautomator(ctx: Ctx, args: list[str]) -> int:
     if device.null_root_now():
         await ctx.err(NULL_ROOT_ERROR)
         return 0
-    xml = device.dump_xml()
+    xml = await asyncio.to_thread(device.dump_xml)  # layout off the loop: other streams go on
     if path == "/dev/tty":
         await ctx.out(xml)
     elif path != "/dev/null":

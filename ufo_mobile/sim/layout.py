@@ -7,7 +7,8 @@ lay their content out at natural height, shift it by the scroll offset and clip 
 viewport (moved on a little when the viewport would end exactly on a row boundary while more lies
 below, so the next row shows cut off, as on a real phone). Views that end up entirely outside their
 parent's visible area are dropped, exactly like the rows a RecyclerView has not attached; visible
-views carry bounds clipped to what shows.
+views carry bounds clipped to what shows. A view's text is cut to ``view.TEXT_LIMIT`` characters
+before anything measures it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ufo_mobile.sim import paint, theme
 from ufo_mobile.sim.model import App, ForEach, Node, Screen
 from ufo_mobile.sim.paint import Fonts
 from ufo_mobile.sim.template import Scope, all_hold, fmt, render, truthy
-from ufo_mobile.sim.view import Rect, View
+from ufo_mobile.sim.view import Rect, View, bounded
 
 
 @dataclass(frozen=True)
@@ -159,7 +160,7 @@ class Layout:
             return max(self.px(150), (spec.lines or 3) * theme.line_height(size) + self.px(60))
         if short in theme.LEAF_HEIGHTS:
             return self.px(theme.LEAF_HEIGHTS[short])
-        text = render(spec.text, inst.scope) or render(spec.desc, inst.scope)
+        text = bounded(render(spec.text, inst.scope) or render(spec.desc, inst.scope))
         if not text and "Text" not in short:
             return 0
         style = spec.style or "body"
@@ -169,8 +170,7 @@ class Layout:
         if style in theme.BUBBLE_STYLES:
             lines = len(paint.wrap(text, self.fonts, size, theme.bubble_text_width(width, self.scale)))
             return lines * step + 2 * self.px(theme.BUBBLE_PAD) + self.px(theme.BUBBLE_GAP)
-        lines = len(paint.wrap(text, self.fonts, size, width))
-        return min(lines, spec.lines or lines) * step
+        return len(paint.wrap(text, self.fonts, size, width, max_lines=spec.lines)) * step
 
     def _natural_width(self, inst: _Inst) -> int | None:
         """Width a widget wants in a row, or ``None`` to share the space left."""
@@ -182,7 +182,7 @@ class Layout:
         short = theme.short_class(spec.cls)
         if short in ("ImageButton", "ImageView"):
             return self._measure(inst, self.width)
-        text = render(spec.text, inst.scope)
+        text = bounded(render(spec.text, inst.scope))
         if short == "Button":
             return self.fonts.width(self._font_size(spec), text) + self.px(96)
         if short in theme.CHECKABLE_CLASSES and not text:
@@ -329,8 +329,8 @@ class Layout:
             bool(spec.on_tap) or kind != "plain" or short in theme.BUTTON_CLASSES)
         view = View(
             cls=spec.cls, package=self.app.package, frame=frame, bounds=visible, key=inst.key,
-            text=fmt(value) if kind == "field" else render(spec.text, scope),
-            desc=render(spec.desc, scope), hint=render(spec.hint, scope),
+            text=bounded(fmt(value) if kind == "field" else render(spec.text, scope)),
+            desc=bounded(render(spec.desc, scope)), hint=bounded(render(spec.hint, scope)),
             resource_id=self._resource_id(spec.id),
             checkable=spec.checkable if spec.checkable is not None else (
                 kind == "toggle" or short in theme.CHECKABLE_CLASSES),

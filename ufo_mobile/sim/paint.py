@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from PIL import ImageDraw, ImageFont
@@ -22,14 +23,29 @@ Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
 
 class Fonts:
-    """Font objects by pixel size plus a cache of text widths (measuring is the slow part)."""
+    """Font objects by pixel size plus a cache of text widths (measuring is the slow part).
+
+    ``measure(size, text)`` is how a width is taken (Pillow's ``getlength`` unless given; tests pass
+    one that counts). Only short texts (``CACHE_TEXT`` characters or fewer: words, glyphs, wrapped
+    lines) are kept: a long text is measured at most once per wrap, and keeping it (or its prefixes)
+    would hold its characters over and over.
+    """
 
     _CACHE_LIMIT = 50_000
+    CACHE_TEXT = 200
+    #: A long text is measured in parts of at most this many characters, the widths summed (a
+    #: kerning pair split at a seam is not kerned), for two limits of Pillow's: it refuses a string
+    #: of more than ``ImageFont.MAX_STRING_LENGTH`` characters (a million since Pillow 10,
+    #: ``ValueError``), and FreeType's 26.6 fixed-point pen overflows past 2**25 pixels, so a
+    #: wider string measures negative (and a line that "fits" is then drawn whole: a gigapixel mask,
+    #: ``DecompressionBombError``). ``_part`` also keeps a part narrower than 2**24 pixels.
+    MEASURE_PART = 100_000
 
-    def __init__(self) -> None:
+    def __init__(self, measure: Callable[[int, str], float] | None = None) -> None:
         self._fonts: dict[int, Font] = {}
         self._widths: dict[tuple[int, str], int] = {}
         self._lock = threading.RLock()
+        self._measure = measure if measure is not None else self._getlength
 
     def get(self, size: int) -> Font:
         size = max(8, size)
@@ -38,15 +54,30 @@ class Fonts:
                 self._fonts[size] = ImageFont.load_default(size=size)
             return self._fonts[size]
 
+    def _getlength(self, size: int, text: str) -> float:
+        return self.get(size).getlength(text)
+
+    def _part(self, size: int) -> int:
+        """Characters measured at once at ``size``: a glyph is at most about twice its size wide."""
+        return max(1, min(self.MEASURE_PART, (1 << 23) // max(8, size)))
+
     def width(self, size: int, text: str) -> int:
         """Advance width of ``text`` at ``size`` pixels."""
         key = (size, text)
+        found = self._widths.get(key)
+        if found is not None:
+            return found
         with self._lock:
-            found = self._widths.get(key)
-            if found is None:
+            part = self._part(size)
+            if len(text) <= part:
+                found = round(self._measure(size, text))
+            else:
+                found = round(sum(self._measure(size, text[start:start + part])
+                                  for start in range(0, len(text), part)))
+            if len(text) <= self.CACHE_TEXT:
                 if len(self._widths) >= self._CACHE_LIMIT:
                     self._widths.clear()
-                found = self._widths[key] = round(self.get(size).getlength(text))
+                self._widths[key] = found
             return found
 
 
@@ -81,35 +112,100 @@ class Canvas:
         self.draw.text((x - self.ox, y - self.oy), text, font=font, fill=fill)
 
 
-def wrap(text: str, fonts: Fonts, size: int, width: int) -> list[str]:
+_TOKENS = re.compile(r"\S+|\s+")
+
+
+def wrap(text: str, fonts: Fonts, size: int, width: int, max_lines: int | None = None) -> list[str]:
     """Break ``text`` into lines no wider than ``width``: at spaces, or inside over-long words.
 
-    Widths are summed per word, so the result is stable and cheap to recompute.
+    Linear in the text: every word is measured once and widths are summed per word, so the result
+    is stable and cheap to recompute; a word wider than a line is cut where the sum of its glyphs'
+    advances passes ``width``, and each piece is measured once (``_pieces``). With ``max_lines``
+    the wrap stops after that many lines (what a box of that many lines can show), so a long text
+    costs no more than the part of it that is shown.
     """
     lines: list[str] = []
-    for paragraph in text.split("\n"):
-        line, used = "", 0
-        for word in re.findall(r"\S+|\s+", paragraph):
-            advance = fonts.width(size, word)
-            if not line or used + advance <= width:
-                line, used = line + word, used + advance
-            elif word.isspace():
-                lines.append(line)
-                line, used = "", 0
-            else:
-                lines.append(line.rstrip())
-                line, used = word, advance
-            while used > width and len(line) > 1:
-                cut = _fit(fonts, size, line, width)
-                lines.append(line[:cut])
-                line = line[cut:].lstrip()
-                used = fonts.width(size, line)
-        lines.append(line)
+    for paragraph in _paragraphs(text):
+        if _wrap_paragraph(paragraph, fonts, size, width, lines, max_lines):
+            return lines[:max_lines]
     return lines
 
 
+def _paragraphs(text: str) -> Iterator[str]:
+    """``text.split("\n")``, one at a time (a wrap that stops early splits no further)."""
+    start = 0
+    while (end := text.find("\n", start)) >= 0:
+        yield text[start:end]
+        start = end + 1
+    yield text[start:]
+
+
+def _wrap_paragraph(paragraph: str, fonts: Fonts, size: int, width: int, lines: list[str],
+                    most: int | None) -> bool:
+    """Append the lines of one paragraph to ``lines``; True once there are ``most`` of them."""
+    def full() -> bool:
+        return most is not None and len(lines) >= most
+
+    line, used = "", 0
+    for match in _TOKENS.finditer(paragraph):
+        word = match.group()
+        advance = fonts.width(size, word)
+        if not line or used + advance <= width:
+            line, used = line + word, used + advance
+        elif word.isspace():
+            lines.append(line)
+            line, used = "", 0
+        else:
+            lines.append(line.rstrip())
+            line, used = word, advance
+        if full():
+            return True
+        if used > width and len(line) > 1:  # one word (it starts the line) wider than the line
+            pieces = _pieces(line, fonts, size, width)
+            piece = next(pieces)
+            if line.isspace():  # blanks at the start of a paragraph: one blank line, the rest dropped
+                lines.append(piece)
+                line, used = "", 0
+            else:
+                for following in pieces:
+                    lines.append(piece)
+                    if full():
+                        return True
+                    piece = following
+                line, used = piece, fonts.width(size, piece)
+            if full():
+                return True
+    lines.append(line)
+    return full()
+
+
+def _pieces(word: str, fonts: Fonts, size: int, width: int) -> Iterator[str]:
+    """``word`` cut into pieces no wider than ``width`` (a piece has at least one character).
+
+    A piece ends where the running sum of glyph advances (each glyph measured once, then cached)
+    would pass ``width``; the piece itself is then measured once, and only when kerning or rounding
+    makes it wider after all is it shortened by a binary search over that one piece.
+    """
+    start, count = 0, len(word)
+    while start < count:
+        end, used = start, 0
+        while end < count:
+            used += fonts.width(size, word[end])
+            if used > width and end > start:
+                break
+            end += 1
+        piece = word[start:end]
+        if len(piece) > 1 and fonts.width(size, piece) > width:
+            piece = piece[:_fit(fonts, size, piece, width)]
+        yield piece
+        start += len(piece)
+
+
 def _fit(fonts: Fonts, size: int, text: str, width: int) -> int:
-    """How many leading characters of ``text`` fit in ``width`` (at least one)."""
+    """How many leading characters of ``text`` fit in ``width`` (at least one).
+
+    Binary search over prefixes: callers pass text about a line long (a wrapped line, a piece).
+    """
     low, high = 1, len(text)
     while low < high:
         mid = (low + high + 1) // 2
@@ -120,12 +216,19 @@ def _fit(fonts: Fonts, size: int, text: str, width: int) -> int:
     return low
 
 
-def draw_lines(canvas: Canvas, left: int, top: int, lines: list[str], size: int, colour: str) -> None:
-    """Draw already wrapped lines from (left, top), one line height apart."""
+def draw_lines(canvas: Canvas, left: int, top: int, lines: list[str], size: int, colour: str,
+               clip: Rect | None = None) -> None:
+    """Draw already wrapped lines from (left, top), one line height apart (those inside ``clip``)."""
     font = canvas.fonts.get(size)
     step = theme.line_height(size)
     for n, line in enumerate(lines):
-        canvas.text_at(left, top + n * step + (step - size) // 2 - size // 8, line, font, colour)
+        if _shows(top + n * step, step, clip):
+            canvas.text_at(left, top + n * step + (step - size) // 2 - size // 8, line, font, colour)
+
+
+def _shows(top: int, step: int, clip: Rect | None) -> bool:
+    """Whether a line from ``top``, ``step`` high, reaches into ``clip`` (no clip: it does)."""
+    return clip is None or (top + step > clip.top and top < clip.bottom)
 
 
 def ellipsize(line: str, fonts: Fonts, size: int, width: int) -> str:
@@ -135,23 +238,30 @@ def ellipsize(line: str, fonts: Fonts, size: int, width: int) -> str:
 
 
 def draw_text(canvas: Canvas, rect: Rect, text: str, size: int, colour: str, *, align: str = "left",
-              max_lines: int | None = None, valign: str = "center") -> None:
-    """Draw ``text`` wrapped inside ``rect``; extra lines are cut and the last one ellipsized."""
+              max_lines: int | None = None, valign: str = "center", clip: Rect | None = None) -> None:
+    """Draw ``text`` wrapped inside ``rect``; extra lines are cut and the last one ellipsized.
+
+    Only what can show is wrapped and drawn: the lines the box (and ``max_lines``) holds, and of
+    those only the ones inside ``clip`` (the visible part of a view taller than its viewport).
+    """
     if not text or rect.width <= 0:
         return
     fonts = canvas.fonts
     step = theme.line_height(size)
     fits = max(1, rect.height // step)
     limit = min(fits, max_lines) if max_lines else fits
-    lines = wrap(text, fonts, size, rect.width)
-    if len(lines) > limit:
-        lines = lines[:limit]
-        lines[-1] = ellipsize(lines[-1] + " ...", fonts, size, rect.width)
-    lines = [ellipsize(line, fonts, size, rect.width) for line in lines]
+    lines = wrap(text, fonts, size, rect.width, max_lines=limit + 1)
+    cut = len(lines) > limit
+    lines = lines[:limit]
     block = step * len(lines)
     top = rect.top + (rect.height - block) // 2 if valign == "center" else rect.top
     font = fonts.get(size)
     for n, line in enumerate(lines):
+        if not _shows(top + n * step, step, clip):
+            continue
+        if cut and n == len(lines) - 1:
+            line = line + " ..."
+        line = ellipsize(line, fonts, size, rect.width)
         if PASSWORD_DOT in line:
             _dots(canvas, rect.left, top + n * step, step, len(line), colour)
             continue

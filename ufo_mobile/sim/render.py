@@ -180,9 +180,9 @@ class Renderer:
             role = _TEXT_COLOURS.get(view.style or "", "text") if view.enabled else "secondary"
             colour = getattr(pal, role)
             lines = view.spec.lines if view.spec is not None else None
-            single = view.style not in theme.MULTILINE_STYLES and lines is None
+            single = (view.style or "body") not in theme.MULTILINE_STYLES and lines is None  # as layout measures
             paint.draw_text(canvas, frame, view.text, view.size or ctx.px(44), colour,
-                            align=view.align or "left", max_lines=1 if single else lines)
+                            align=view.align or "left", max_lines=1 if single else lines, clip=view.bounds)
 
     def _field(self, canvas: Canvas, view: View, ctx: _Frame) -> None:
         pal = ctx.palette
@@ -195,7 +195,7 @@ class Renderer:
         text = view.shown_text if view.text else view.hint
         colour = pal.text if view.text else pal.secondary
         paint.draw_text(canvas, inner, text, size, colour, max_lines=None if multiline else 1,
-                        valign="top" if multiline else "center")
+                        valign="top" if multiline else "center", clip=view.bounds)
         if view.focused:
             wrapped = paint.wrap(view.shown_text, canvas.fonts, size, inner.width) if view.text else [""]
             lines = len(wrapped) if multiline else 1
@@ -263,4 +263,5 @@ class Renderer:
         top = view.frame.top + ctx.px(theme.BUBBLE_GAP) // 2
         canvas.rect(Rect(left, top, left + width, top + height),
                     fill=pal.accent if outgoing else pal.bubble_in, radius=ctx.px(40))
-        paint.draw_lines(canvas, left + pad, top + pad, lines, size, pal.on_accent if outgoing else pal.text)
+        paint.draw_lines(canvas, left + pad, top + pad, lines, size, pal.on_accent if outgoing else pal.text,
+                         clip=view.bounds)

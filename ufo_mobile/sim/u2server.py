@@ -112,7 +112,19 @@ async def _device_info(device: DeviceState, params: list[Any]) -> Any:
             "screenOn": True, "sdkInt": int(device.props["ro.build.version.sdk"]), "naturalOrientation": True}
 
 
-async def _dump(device: DeviceState, params: list[Any]) -> Any:
+def _threaded(fn: Callable[[DeviceState, list[Any]], Any]) -> Handler:
+    """A method that lays the screen out (a dump, or input that hit-tests it) runs on a worker
+    thread, so the server's loop keeps serving other streams (a ping, adb) while a big screen lays
+    out; the phone and the device state are thread-safe."""
+    async def handler(device: DeviceState, params: list[Any]) -> Any:
+        return await asyncio.to_thread(fn, device, params)
+
+    handler.__name__ = handler.__qualname__ = fn.__name__
+    return handler
+
+
+@_threaded
+def _dump(device: DeviceState, params: list[Any]) -> Any:
     """``dumpWindowHierarchy(compressed, maxDepth[, rootInActive])``: the server waits for idle a
     little and then dumps anyway, so an animated screen dumps fine here."""
     if not device.profile.window_roots:
@@ -132,7 +144,8 @@ async def _screenshot(device: DeviceState, params: list[Any]) -> Any:
     return base64.b64encode(png).decode("ascii")
 
 
-async def _click(device: DeviceState, params: list[Any]) -> Any:
+@_threaded
+def _click(device: DeviceState, params: list[Any]) -> Any:
     """A touch down and up at (x, y), as the server's ``click`` is: what the touch lands on decides
     what happens (a plain label does not take the focus from a field); false off the top or left."""
     x, y = _num(params, 0), _num(params, 1)
@@ -143,13 +156,15 @@ async def _click(device: DeviceState, params: list[Any]) -> Any:
     return True
 
 
-async def _swipe(device: DeviceState, params: list[Any]) -> Any:
+@_threaded
+def _swipe(device: DeviceState, params: list[Any]) -> Any:
     steps = _num(params, 4) if len(params) > 4 else 10
     device.phone.swipe(_num(params, 0), _num(params, 1), _num(params, 2), _num(params, 3), max(1, steps) * 5)
     return True
 
 
-async def _swipe_points(device: DeviceState, params: list[Any]) -> Any:
+@_threaded
+def _swipe_points(device: DeviceState, params: list[Any]) -> Any:
     points = params[0] if params and isinstance(params[0], list) else []
     if len(points) < 4:
         raise RpcError(INVALID_PARAMS, "swipePoints needs at least two points")
@@ -159,13 +174,15 @@ async def _swipe_points(device: DeviceState, params: list[Any]) -> Any:
     return True
 
 
-async def _drag(device: DeviceState, params: list[Any]) -> Any:
+@_threaded
+def _drag(device: DeviceState, params: list[Any]) -> Any:
     steps = _num(params, 4) if len(params) > 4 else 100
     device.phone.drag(_num(params, 0), _num(params, 1), _num(params, 2), _num(params, 3), max(1, steps) * 5)
     return True
 
 
-async def _press_key(device: DeviceState, params: list[Any]) -> Any:
+@_threaded
+def _press_key(device: DeviceState, params: list[Any]) -> Any:
     code = _KEYS.get(str(params[0]).lower()) if params else None
     if code is None:
         return False
@@ -173,7 +190,8 @@ async def _press_key(device: DeviceState, params: list[Any]) -> Any:
     return True
 
 
-async def _press_key_code(device: DeviceState, params: list[Any]) -> Any:
+@_threaded
+def _press_key_code(device: DeviceState, params: list[Any]) -> Any:
     meta = _num(params, 1) if len(params) > 1 else 0
     press_keycode(device, _num(params, 0), meta)
     return True
@@ -199,14 +217,16 @@ async def _get_clipboard(device: DeviceState, params: list[Any]) -> Any:
     return None if device.profile.clipboard_get_null else device.clipboard  # background apps can't read it
 
 
-async def _paste(device: DeviceState, params: list[Any]) -> Any:
+@_threaded
+def _paste(device: DeviceState, params: list[Any]) -> Any:
     """``pasteClipboard``: the server injects CTRL+V, which pastes into whichever field has the focus
     (nothing without one); it returns nothing either way."""
     _ctrl_key(device, KEYCODE_V)
     return None
 
 
-async def _clear_text(device: DeviceState, params: list[Any]) -> Any:
+@_threaded
+def _clear_text(device: DeviceState, params: list[Any]) -> Any:
     """``clearInputText``: CTRL+A, then DEL (with CTRL held), injected: the focused field's text goes,
     whichever control was tapped; nothing without a focused field, and no answer either way."""
     _ctrl_key(device, KEYCODE_A)
@@ -218,7 +238,8 @@ def _ctrl_key(device: DeviceState, code: int) -> None:
     press_keycode(device, code, META_CTRL_ON)
 
 
-async def _inject(device: DeviceState, params: list[Any]) -> Any:
+@_threaded
+def _inject(device: DeviceState, params: list[Any]) -> Any:
     action, x, y = _num(params, 0), _num(params, 1), _num(params, 2)
     {0: touch_down, 2: touch_move, 1: touch_up}.get(action, touch_move)(device, x, y)
     return True

@@ -16,6 +16,19 @@ from ufo_mobile.sim.model import Node
 from ufo_mobile.sim.template import Scope
 
 PASSWORD_DOT = "\u2022"
+ELLIPSIS = "\u2026"
+
+#: The most characters of text a view carries: its ``text``, ``content-desc`` and ``hint`` as the
+#: UI dump reports them, and so what layout measures and render draws. Longer text is cut to this
+#: many characters, the last one an ellipsis (``bounded``); the app's state keeps it whole. A real
+#: TextView shows no more than its box and ``maxLines`` hold either, and a dump carrying a megabyte
+#: label helps no reader: 10,000 characters is several screens of small print on any phone.
+TEXT_LIMIT = 10_000
+
+
+def bounded(text: str) -> str:
+    """``text``, cut to ``TEXT_LIMIT`` characters (ending in an ellipsis) when it is longer."""
+    return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT - 1] + ELLIPSIS
 
 
 @dataclass(frozen=True)
