@@ -100,13 +100,18 @@ def phone(sim: SimDriver) -> Harness:
     return Harness(sim)
 
 
+def installed(tmp_path: Path, sim: SimDriver, app_yaml: str, package: str) -> SimDriver:
+    """``sim`` with the app ``app_yaml`` installed and in front."""
+    path = tmp_path / f"{package}.yaml"
+    path.write_text(app_yaml, encoding="utf-8")
+    sim.phone.install_app(path)
+    sim.phone.start_app(package)
+    return sim
+
+
 @pytest.fixture
 def playground(tmp_path: Path, sim: SimDriver) -> SimDriver:
-    path = tmp_path / "playground.yaml"
-    path.write_text(PLAYGROUND, encoding="utf-8")
-    sim.phone.install_app(path)
-    sim.phone.start_app("com.example.playground")
-    return sim
+    return installed(tmp_path, sim, PLAYGROUND, "com.example.playground")
 
 
 FORM = """
@@ -148,8 +153,4 @@ screens:
 @pytest.fixture
 def form(tmp_path: Path, sim: SimDriver) -> SimDriver:
     """A sign-up form: a heading label, a field, a labelled field, a field in a row, two fields in one."""
-    path = tmp_path / "form.yaml"
-    path.write_text(FORM, encoding="utf-8")
-    sim.phone.install_app(path)
-    sim.phone.start_app("com.example.form")
-    return sim
+    return installed(tmp_path, sim, FORM, "com.example.form")
