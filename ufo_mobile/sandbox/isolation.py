@@ -81,6 +81,9 @@ def bwrap_args(workdir: str, *, network: bool, site: bool) -> list[str]:
             "--uid", str(NOBODY), "--gid", str(NOBODY), "--hostname", "sandbox", "--disable-userns"]
     if network:
         args.append("--share-net")
+    # the mounts over whole folders first: what is bound below them afterwards (a Python installation or
+    # the working directory under /tmp) stays visible
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for path in SYSTEM_DIRS:
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
@@ -90,8 +93,7 @@ def bwrap_args(workdir: str, *, network: bool, site: bool) -> list[str]:
         args += ["--ro-bind-try", path, path]
     for path in _python_dirs(site):
         args += ["--ro-bind", path, path]
-    return [*args, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--bind", workdir, workdir,
-            "--chdir", workdir, "--unsetenv", "PWD"]
+    return [*args, "--bind", workdir, workdir, "--chdir", workdir, "--unsetenv", "PWD"]
 
 
 @functools.cache

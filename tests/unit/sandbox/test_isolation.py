@@ -147,3 +147,25 @@ async def test_the_home_folder_holds_at_most_the_way_to_the_python_installation(
     on_the_way = {Path(p).relative_to(home).parts[0] for p in (sys.base_prefix, sys.prefix)
                   if Path(p).is_relative_to(home)}
     assert set(seen) <= on_the_way, seen
+
+
+@needs_namespaces
+def test_a_virtual_environment_under_tmp_is_in_the_scripts_file_system(tmp_path: Path) -> None:
+    """CI's checkout, and so its virtual environment, lives under /tmp, which the sandbox mounts afresh:
+    the installation must still be there for a script (it was hidden once)."""
+    import site
+    import subprocess
+    import sys
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)
+    project = Path(__file__).resolve().parents[3]
+    probe = ("import asyncio\nfrom ufo_mobile.sandbox import run_script\n"
+             "from ufo_mobile.sandbox.isolation import Confinement\n"
+             "run = asyncio.run(run_script('import sys\\nsys.prefix', confinement=Confinement('namespaces')))\n"
+             "print(run.value, run.error)")
+    done = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(project), *site.getsitepackages()])},
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"{str(venv)!r} None"
