@@ -154,9 +154,10 @@ async def test_apps_are_cached_per_kind_and_their_ids_launch() -> None:
 
 async def test_a_call_that_hangs_fails_within_the_timeout() -> None:
     driver = CountingDriver()
-    state = MobileServerState(driver, timeout=0.05, clock=Clock())
+    state = MobileServerState(driver, timeout=60.0, clock=Clock())
     async with connect(state, ["data", "action"]) as client:
         await call(client, "get_app_window_controls_target_info")
+        state.timeout = 0.05  # only the calls that hang are meant to reach it: a loaded machine may be slow
         driver.hang = True
         tapped = await call(client, "tap", x=10, y=10)
         assert tapped == {"success": False, "action": "tap(10, 10)", "output": "",
@@ -164,6 +165,7 @@ async def test_a_call_that_hangs_fails_within_the_timeout() -> None:
         shot = await client.call_tool("capture_screenshot", {})
         assert shot.is_error and "screenshot timed out after 0.05 s" in shot.content[0].text  # type: ignore[union-attr]
         driver.hang = False
+        state.timeout = 60.0
         assert (await call(client, "tap", x=10, y=10))["success"] is True  # the lock was let go
 
 
