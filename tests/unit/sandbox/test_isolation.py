@@ -105,11 +105,19 @@ async def test_the_whole_tree_has_a_bounded_number_of_processes(isolation: str) 
 
 @pytest.mark.skipif(not GROUPS, reason="a whole-tree memory bound needs a control group, and none can be made here")
 async def test_the_whole_tree_shares_one_memory_bound() -> None:
-    """Four children of 150 MB each under a 256 MB bound: they cannot all live (each alone would)."""
-    code = ("import os, time\nkids = []\nfor _ in range(4):\n    pid = os.fork()\n    if pid == 0:\n"
+    """Four children of 150 MB each under a 256 MB bound: they cannot all live (each alone would). Each
+    holds its memory until the parent lets go, which it does once every child has either its memory or
+    its end: no child can finish before another one allocates, however slow the machine."""
+    code = ("import os, select\nready_r, ready_w = os.pipe()\ngo_r, go_w = os.pipe()\nkids = []\n"
+            "for _ in range(4):\n    pid = os.fork()\n    if pid == 0:\n        os.close(go_w)\n"
             "        b = bytearray(150 * 1024 * 1024)\n        for j in range(0, len(b), 4096):\n            b[j] = 1\n"
-            "        time.sleep(3)\n        os._exit(0)\n    kids.append(pid)\n"
-            "[os.waitpid(k, 0)[1] for k in kids]")
+            "        os.write(ready_w, b'1')\n        os.read(go_r, 1)\n        os._exit(0)\n    kids.append(pid)\n"
+            "os.close(ready_w)\nos.close(go_r)\nheld, dead = 0, {}\n"
+            "while held + len(dead) < 4:\n    if select.select([ready_r], [], [], 0.05)[0]:\n"
+            "        held += len(os.read(ready_r, 4))\n    for k in kids:\n        if k not in dead:\n"
+            "            done, status = os.waitpid(k, os.WNOHANG)\n            if done:\n"
+            "                dead[k] = status\nos.close(go_w)\n"
+            "[dead[k] if k in dead else os.waitpid(k, 0)[1] for k in kids]")
     confinement = Confinement("namespaces" if namespace_problem() is None else "process")
     result = await run_script(code, SandboxLimits(wall_seconds=60, memory_mb=256), confinement)
     assert result.ok and result.value is not None

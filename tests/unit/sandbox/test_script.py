@@ -130,12 +130,15 @@ async def test_processes_the_script_starts_are_killed_with_it(escape: str, confi
     if escape and confinement.isolation == "process":
         pytest.skip("a plain process cannot hold a new session: see the test below")
     marker = f"ufo-sandbox-leftover-{os.getpid()}-{len(escape)}"
-    code = (f"import os\nif os.fork() == 0:\n{escape}    os.execv('/bin/sh', ['sh', '-c', 'sleep 1000; : {marker}'])\n"
-            "import time\nfor _ in range(400):\n    if any(p.isdigit() and b'sleep' in open(f'/proc/{p}/cmdline', 'rb')"
-            ".read() for p in os.listdir('/proc') if p != str(os.getpid()) and p.isdigit()):\n        break\n"
-            "    time.sleep(0.05)\n")
+    # the script waits (bounded by its wall limit) until the process it left is running, then ends
+    code = (f"import os, time\nif os.fork() == 0:\n{escape}"
+            f"    os.execv('/bin/sh', ['sh', '-c', 'sleep 1000; : {marker}'])\n"
+            "def running():\n    for p in os.listdir('/proc'):\n        try:\n"
+            f"            if p.isdigit() and b'{marker}' in open(f'/proc/{{p}}/cmdline', 'rb').read():\n"
+            "                return True\n        except OSError:\n            pass\n    return False\n"
+            "while not running():\n    time.sleep(0.05)\nTrue")
     result = await run(code)
-    assert result.ok, result
+    assert result.ok and result.value == "True", result
     # SIGKILL reaches the leftovers at once; the kernel may take a moment to take them off /proc
     for _ in range(int(HANG_GUARD / 0.05)):
         if not with_marker(marker):
