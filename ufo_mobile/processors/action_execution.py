@@ -33,7 +33,16 @@ from ufo_mobile.llm.reply import ActionCall
 from ufo_mobile.memory.records import ActionOutcome
 from ufo_mobile.memory.reducers import append_items, append_unique, reducer_of
 from ufo_mobile.memory.state import ActionEntry, SharedState
-from ufo_mobile.processors.confirm import Attendance, ConfirmPolicy, signature
+from ufo_mobile.processors.confirm import (
+    Attendance,
+    ConfirmPolicy,
+    Gate,
+    needs_person,
+    nobody_can_approve,
+    refused_before,
+    signature,
+    target_control,
+)
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.settings import AgentSettings
 from ufo_mobile.status import NEEDS_PERSON, MobileAgentStatus
@@ -45,6 +54,7 @@ from ufo_mobile.ui.controls import Control, ControlKind
 from ufo_mobile.ui.provider import StateProvider
 from ufo_mobile.ui.state import UIState
 
+GIVE_UP = "answer FAIL"  # how the JSON reply ends a task that cannot be done (in the refusal texts)
 CHAIN_SETTLE_SECONDS = 0.3  # a chained action's screen is read again once after this pause when it differs
 
 
@@ -54,17 +64,6 @@ def _identity(control: Control) -> tuple[str, str]:
     if control.kind is ControlKind.EDIT:
         return control.short_class, control.hint or control.node.resource_id or control.description
     return control.short_class, control.label or control.description or control.node.resource_id
-
-
-def _target(ui: UIState, action: ActionCall) -> Control | None:
-    """The control ``action`` names on ``ui`` (by number, or the smallest one at its point)."""
-    args = action.args
-    if isinstance(args.get("index"), int):
-        return next((c for c in ui.elements if c.index == args["index"]), None)
-    if isinstance(args.get("x"), int) and isinstance(args.get("y"), int):
-        found = [c for c in ui.elements if c.bounds.contains_point(int(args["x"]), int(args["y"]))]
-        return min(found, key=lambda c: c.bounds.area) if found else None
-    return None
 
 
 _OWN_FIELDS = frozenset({"action_history", "action_outcomes", "summary_history", "error_descriptions",
@@ -180,44 +179,38 @@ class ActionExecution:
         the step now waits for a person or the run stops for one."""
         app = ctx.observation.current_app.package if ctx.observation is not None else ""
         sig = signature(action, action_ctx.ui, app)
-        if sig in ctx.shared.refused_actions:  # refused stays refused, whatever the flag: nobody is asked again
-            return ActionResult(False, "not run: it was refused earlier in this run and stays refused. If the "
-                                       "request cannot be done without it, answer FAIL and say so")
-        why = self.policy.why(action, app) if self.policy is not None else None
-        if decision is not None and i == int(ctx.extra.get("pending", 0)):
+        verdict, why = Gate(self.policy, self.attendance).verdict(action, app, sig, ctx.shared.refused_actions)
+        if verdict == "refused":  # refused stays refused, whatever the flag: nobody is asked again
+            return ActionResult(False, refused_before(GIVE_UP))
+        if decision is not None and i == int(ctx.extra.get("pending", 0)):  # the person's answer
             if not decision["approved"]:
                 update["refused_actions"].append(sig)
                 note = decision.get("note") or ""
                 return ActionResult(False, "not run: the person refused it" + (f" ({note})" if note else "")
                                     + "; it stays refused for the rest of the run")
             return await self.tools.execute(action.name, dict(action.args), action_ctx)
-        if why is None:
+        if verdict == "run":
             return await self.tools.execute(action.name, dict(action.args), action_ctx)
-        if self.attendance.present:
+        if verdict == "ask":
             ctx.status = MobileAgentStatus.CONFIRM
             ctx.reason = f"{action.render()} waits for a person's approval: {why}"
             ctx.extra.update(pending=i, confirm_why=why)
             return None
-        policy = self.attendance.unattended
-        if policy == "approve":
-            return await self.tools.execute(action.name, dict(action.args), action_ctx)
-        if policy == "stop":
-            reason = f"{action.render()} needs a person's approval ({why}), and nobody can approve during this run"
+        if verdict == "stop":
+            reason = needs_person(action, why)
             ctx.fail(f"needs a person: {reason}")
             ctx.extra["outcome"] = NEEDS_PERSON
             update["needs_person"] = reason
             return None
         update["refused_actions"].append(sig)
-        return ActionResult(False, f"not run: it needs a person's approval ({why}), and nobody can approve during "
-                                   "this run; it stays refused. If the request cannot be done without it, answer "
-                                   "FAIL and say so")
+        return ActionResult(False, nobody_can_approve(why, GIVE_UP))
 
     async def _screen_moved(self, action_ctx: ActionContext, first: UIState, action: ActionCall, ctx: StepContext,
                             i: int) -> tuple[str, ActionCall]:
         """Why the chain stops before ``action`` (the screen changed under it), or '', and the action to
         run: the same control only renumbered (same class, name and place) is acted on under its new
         number. On success the tools act on the screen as it is now."""
-        wanted = _target(first, action)
+        wanted = target_control(first, action)
         if wanted is None or self.state_provider is None:
             return "", action
         identity = _identity(wanted)
@@ -228,7 +221,7 @@ class ActionExecution:
                     screen_size=(first.screen_width, first.screen_height))
             except UfoMobileError as exc:
                 return f"the screen could not be read again before it ({exc})", action
-            found = _target(now, action)
+            found = target_control(now, action)
             same = [c for c in now.elements if _identity(c) == identity and c.bounds == wanted.bounds]
             if (found is None or _identity(found) != identity) and len(same) == 1 and "index" in action.args:
                 action = action.model_copy(update={"args": {**action.args, "index": same[0].index}})

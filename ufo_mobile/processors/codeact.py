@@ -32,7 +32,15 @@ from ufo_mobile.llm.subagent_reply import parse_code_reply
 from ufo_mobile.memory.records import StepRecord
 from ufo_mobile.memory.state import ActionEntry
 from ufo_mobile.processors.action_execution import ActionExecution
-from ufo_mobile.processors.confirm import Attendance, ConfirmPolicy, signature
+from ufo_mobile.processors.confirm import (
+    Attendance,
+    ConfirmPolicy,
+    Gate,
+    needs_person,
+    nobody_can_approve,
+    refused_before,
+    signature,
+)
 from ufo_mobile.processors.context import Observation, StepContext
 from ufo_mobile.processors.llm_interaction import LLMInteraction, app_list
 from ufo_mobile.safe_text import cut_to
@@ -48,6 +56,7 @@ from ufo_mobile.ui.format import screen_legend
 from ufo_mobile.ui.provider import StateProvider
 
 SUMMARY_CHARS = 1500  # of a run's rendering, kept as the step's result for the model
+GIVE_UP = "call complete(False, ...)"  # how CodeAct's code ends a task that cannot be done
 FREE_CALLS = frozenset({"remember"})  # calls that are not steps (screen() and ask_user() never reach results)
 FULL_TURNS = 3  # the latest turns shown with their code; older ones in one line each
 EXTRA_FUNCTIONS = (
@@ -188,30 +197,26 @@ class CodeExecution(ActionExecution):
         here (the step waits for a person's approval, or the run stops for one)."""
         app = ctx.observation.current_app.package if ctx.observation is not None else ""
         sig = signature(call, action_ctx.ui, app)
-        if sig in ctx.shared.refused_actions or sig in refused:  # refused stays refused: nobody is asked again
-            return ActionResult(False, "not run: it was refused earlier in this run and stays refused. If the "
-                                       "request cannot be done without it, call complete(False, ...) and say so")
-        why = self.policy.why(call, app) if self.policy is not None else None
-        if why is None:
+        verdict, why = Gate(self.policy, self.attendance).verdict(call, app, sig,
+                                                                   {*ctx.shared.refused_actions, *refused})
+        if verdict == "refused":  # refused stays refused: nobody is asked again
+            return ActionResult(False, refused_before(GIVE_UP))
+        if verdict == "run":
             return None
-        if self.attendance.present:
+        if verdict == "ask":
             ctx.status = MobileAgentStatus.CONFIRM
             ctx.reason = f"{call.render()} waits for a person's approval: {why}"
             ctx.extra.update(pending_call=call.model_dump(mode="json"), confirm_why=why,
                              code_ui=action_ctx.ui, code_observation=action_ctx.observation_id)
             return Stop(f"{call.render()} waits for a person's approval; the code stops here")
-        if self.attendance.unattended == "approve":
-            return None
-        if self.attendance.unattended == "stop":
-            reason = f"{call.render()} needs a person's approval ({why}), and nobody can approve during this run"
+        if verdict == "stop":
+            reason = needs_person(call, why)
             ctx.fail(f"needs a person: {reason}")
             ctx.extra["outcome"] = NEEDS_PERSON
             ctx.extra["needs_person"] = reason
             return Stop(reason)
         refused.append(sig)
-        return ActionResult(False, f"not run: it needs a person's approval ({why}), and nobody can approve during "
-                                   "this run; it stays refused. If the request cannot be done without it, call "
-                                   "complete(False, ...) and say so")
+        return ActionResult(False, nobody_can_approve(why, GIVE_UP))
 
     async def _execute(self, ctx: StepContext, call: ActionCall, action_ctx: ActionContext) -> ActionResult:
         """Run one call of the code; ``complete(True, ...)`` is checked against ``task.output``."""
