@@ -46,7 +46,7 @@ class LimitGuard:
         if failures >= s.max_consecutive_failures:
             last = shared.summary_history[-1] if shared.summary_history else ""
             return f"{failures} consecutive actions failed (limit {s.max_consecutive_failures}); last: {last}"
-        actions = ctx.actions or ([ctx.action] if ctx.action is not None else [])
+        actions = ctx.actions
         if actions and ctx.observation is not None:
             done = "; ".join(a.render() for a in actions)
             screen = blake2b(ctx.observation.ui_state.formatted_text.encode(), digest_size=8).hexdigest()

@@ -188,7 +188,7 @@ class MobileAgent(BasicAgent):
         """The CONFIRM state's work: a person approves the pending action, and the step that chose it
         goes on: the action runs (or is refused, for the model to read next turn). No step is added."""
         ctx, self.pending = self.pending, None
-        actions = (ctx.actions or ([ctx.action] if ctx.action is not None else [])) if ctx is not None else []
+        actions = ctx.actions if ctx is not None else []
         index = int(ctx.extra.get("pending", 0)) if ctx is not None else 0
         if ctx is None or index >= len(actions):  # pragma: no cover - the rulebook only gets here with one
             self.fail_with("CONFIRM without an action waiting for approval")

@@ -115,7 +115,7 @@ class ActionExecution:
             max_wait_seconds=self.settings.max_wait_seconds, sleep=self._sleep)
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        actions = ctx.actions or ([ctx.action] if ctx.action is not None else [])
+        actions = ctx.actions
         if not actions or ctx.observation is None:
             return None
         obs = ctx.observation

@@ -102,6 +102,10 @@ class StepContext:
     max_steps: int = 0  # the step budget (limits.max_steps); 0: none (a step outside a run)
     usage_counted: bool = False  # the step's usage is in the run's (a step that waited for approval goes on)
 
+    def __post_init__(self) -> None:
+        if self.action is not None and not self.actions:  # made with one action: it is the turn's
+            self.actions = [self.action]
+
     def budget(self) -> StepBudget:
         """The step budget as it stands at this step (``processors.budget``)."""
         return StepBudget(self.max_steps or 10**9, self.shared.steps_used)

@@ -11,7 +11,7 @@ from ufo_mobile.status import MobileAgentStatus
 
 
 def record_from(ctx: StepContext) -> StepRecord:
-    actions = ctx.actions or ([ctx.action] if ctx.action is not None else [])
+    actions = ctx.actions
     obs = ctx.observation
     return StepRecord(
         step=ctx.step,
