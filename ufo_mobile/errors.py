@@ -30,6 +30,11 @@ wrapped once, at the boundary where they enter (driver, model client, config loa
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 
 class UfoMobileError(Exception):
     """Base of every error raised by ufo_mobile on purpose."""
@@ -160,3 +165,12 @@ class RunWriteError(UfoMobileError):
         self.path = path
         self.errno = errno
         super().__init__(message)
+
+
+def first_problem(exc: ValidationError) -> tuple[tuple[str, ...], str]:
+    """The key path and message of the error to report: an unknown key first (a typo also makes a
+    required key look missing), else the first error."""
+    errors = exc.errors()
+    error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+    return tuple(str(part) for part in error["loc"]), message.removeprefix("Value error, ")

@@ -47,7 +47,7 @@ from ufo_mobile.agents.replay import ReplayAgent
 from ufo_mobile.context import RunContext
 from ufo_mobile.device.base import DeviceDriver
 from ufo_mobile.device.factory import build_sim_phone, make_driver, wrap_driver
-from ufo_mobile.errors import ConfigError, DeviceError, RunWriteError
+from ufo_mobile.errors import ConfigError, DeviceError, RunWriteError, first_problem
 from ufo_mobile.llm.base import ChatModel, ManagedModel, Usage
 from ufo_mobile.llm.factory import make_model
 from ufo_mobile.llm.scripted import ScriptedModel
@@ -164,11 +164,9 @@ class Resumed:
         try:
             shared = SharedState.model_validate({**point.state, "finished": False, "success": None})
         except ValidationError as exc:
-            err = exc.errors()[0]
-            key = ".".join(str(part) for part in err["loc"]) or None
-            message = "unknown field" if err["type"] == "extra_forbidden" else err["msg"]
+            where, message = first_problem(exc)
             raise ConfigError(f"{message} (the run cannot be resumed from this state)", path=str(source),
-                              key=key) from exc
+                              key=".".join(where) or None) from exc
         u = point.usage
         usage = Usage(int(u["prompt_tokens"]), int(u["completion_tokens"]), int(u["cached_tokens"]),
                       u["cost_usd"], int(u["calls"]))

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
 from ufo_mobile import yamlio
 from ufo_mobile.errors import ConfigError
@@ -58,10 +57,3 @@ class Doc:
                            line=line or self.line_of(key))
 
 
-def first_problem(exc: ValidationError) -> tuple[tuple[str, ...], str]:
-    """The key path and message of the error to report: an unknown key first (a typo also makes a
-    required key look missing), else the first error."""
-    errors = exc.errors()
-    error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    message = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
-    return tuple(str(part) for part in error["loc"]), message.removeprefix("Value error, ")

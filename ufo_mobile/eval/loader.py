@@ -15,9 +15,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from ufo_mobile.errors import ConfigError, SimulatorError
+from ufo_mobile.errors import ConfigError, SimulatorError, first_problem
 from ufo_mobile.eval.checks import AnswerCheck, StateCheck, StateRef, walk
-from ufo_mobile.eval.doc import Doc, first_problem
+from ufo_mobile.eval.doc import Doc
 from ufo_mobile.eval.spec import SuiteTask, TaskInstance, TaskSpec
 from ufo_mobile.sim.loader import builtin_apps, packaged_app
 from ufo_mobile.sim.model import App

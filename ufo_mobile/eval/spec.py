@@ -43,10 +43,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ufo_mobile.errors import ConfigError
+from ufo_mobile.errors import ConfigError, first_problem
 from ufo_mobile.eval import match
 from ufo_mobile.eval.checks import Check, CheckError, RunFacts, Verdict, evaluate, parse_check
-from ufo_mobile.eval.doc import Doc, first_problem
+from ufo_mobile.eval.doc import Doc
 from ufo_mobile.eval.params import ParamSpec, draw_params
 from ufo_mobile.eval.template import TemplateError, render
 from ufo_mobile.llm.scripted import Script
