@@ -76,7 +76,7 @@ class SharedState(BaseModel):
     # compared with next (a snapshot of the last observation's controls)
     screen_changes: Annotated[dict[str, str], r.merge_dict] = Field(default_factory=dict)
     last_screen: Annotated[dict[str, Any], r.replace_value] = Field(default_factory=dict)
-    # actions a person refused (or nobody could approve): they need a fresh approval to run
+    # actions a person refused (or nobody could approve): they do not run again in this run
     refused_actions: Annotated[list[str], r.append_unique] = Field(default_factory=list)
     # the run stopped for a person nobody could be (a question, a takeover, an approval): why
     needs_person: Annotated[str, r.replace_value] = ""
