@@ -154,6 +154,7 @@ class CodeExecution(ActionExecution):
         results: list[tuple[ActionCall, ActionResult]] = []
         refused: list[str] = []
         room = ctx.budget().actions_left
+        taken = [0]  # the calls that are steps: run or refused, as in the other modes (not free, not budget-stopped)
 
         async def call_tool(name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
             kwargs = dict(kwargs)
@@ -168,8 +169,7 @@ class CodeExecution(ActionExecution):
             confirm = bool(kwargs.pop("confirm", False))
             call = ActionCall(name=name, args=dict(zip(params.get(name, []), args, strict=False)) | kwargs,
                               confirm=confirm)
-            steps = sum(1 for c, _ in results if c.name not in FREE_CALLS)
-            if name != "complete" and name not in FREE_CALLS and steps >= room:
+            if name != "complete" and name not in FREE_CALLS and taken[0] >= room:
                 result = ActionResult(False, "not run: only the final answer fits in the step budget now: call "
                                              "complete(success, message)")
                 results.append((call, result))
@@ -179,6 +179,7 @@ class CodeExecution(ActionExecution):
                 return gate
             result = gate if gate is not None else await self._execute(ctx, call, action_ctx)
             results.append((call, result))
+            taken[0] += name not in FREE_CALLS
             if ctx.status == MobileAgentStatus.FAIL:
                 return Stop(result.summary)
             return Stop(result.summary) if result.completion is not None else result.summary
@@ -189,7 +190,7 @@ class CodeExecution(ActionExecution):
         names = [*self.tools.names(), "screen", "ask_user"]
         confinement = None if s.isolation == "auto" else Confinement(s.isolation)
         run = await run_codeact(str(ctx.actions[0].args["code"]), names, call_tool, limits, confinement)
-        return self._finish(ctx, run, results, refused)
+        return self._finish(ctx, run, results, refused, taken[0])
 
     def _gate(self, ctx: StepContext, action_ctx: ActionContext, call: ActionCall,
               refused: list[str]) -> ActionResult | Stop | None:
@@ -245,7 +246,7 @@ class CodeExecution(ActionExecution):
         return now.formatted_text
 
     def _finish(self, ctx: StepContext, run: CodeRun, results: list[tuple[ActionCall, ActionResult]],
-                refused: list[str]) -> dict[str, Any]:
+                refused: list[str], steps: int) -> dict[str, Any]:
         """The step's result and shared-state update from the run and its calls."""
         obs = ctx.observation
         ok = run.ok and all(r.success for _, r in results)
@@ -254,7 +255,6 @@ class CodeExecution(ActionExecution):
                                  "calls": [{"name": c.name, "args": list(c.args), "kwargs": dict(c.kwargs),
                                             "result": c.result, "error": c.error} for c in run.calls],
                                  "seconds": round(run.duration_seconds, 3)}
-        ran = [r for c, r in results if c.name not in FREE_CALLS and not r.summary.startswith("not run")]
         done = next((r.completion for _, r in results if r.completion is not None), None)
         if done is not None:
             if done.success:
@@ -267,8 +267,9 @@ class CodeExecution(ActionExecution):
                                           args={"calls": [c.name for c in run.calls]},
                                           observation_id=obs.observation_id if obs is not None else ""),
             "action_outcomes": ok, "summary_history": ctx.result.summary[:300],
-            # every call that ran is a step; a turn that ran none costs one (one waiting for approval: the action)
-            "steps_used": len(ran) if ran or pending else 1}
+            # every call that ran or was refused is a step; a turn with none costs one (one waiting for
+            # approval: the action, counted when it is approved or refused)
+            "steps_used": steps if steps or pending else 1}
         for _, result in results:
             if result.state_update:
                 for key, value in result.state_update.items():

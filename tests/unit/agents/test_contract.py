@@ -175,6 +175,7 @@ async def test_codeact_calls_pass_the_same_approval_gate(tmp_path: Path) -> None
     result = await Session(s, device=driver, model=model).run()
     assert driver.phone.current_screen() != "wifi"  # nobody could approve: refused
     assert "not run: it needs a person's approval" in everything(model, 1)
+    assert result.steps_used == 3  # open, the refused click (a step, as in the other modes), complete
     approved: list[str] = []
     model, driver = ScriptedModel(Script(replies=[code, finish])), SimDriver()
     operator = CallbackOperator(confirm=lambda r: approved.append(r.action) or ConfirmAnswer(True))  # type: ignore[func-returns-value]
