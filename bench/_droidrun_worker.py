@@ -6,7 +6,7 @@ one JSON line per dump: ``{"dump", "text", "ms", "xml_ms", "xml_to_text_ms", "el
 ``DetailedFilter`` plus ``IndexedFormatter`` on the dict tree (dict -> text); ``xml_ms`` the median
 of its own XML -> dict conversion (``ElementTree`` plus ``_uiautomator_node_to_dict``);
 ``xml_to_text_ms`` the median of both as one call (XML -> text, timed as ours is). ``kept_orders`` are the document
-positions (pre-order over ``<node>`` elements, as in ``ufo_mobile.ui.parse_hierarchy``) of the nodes
+positions (pre-order over ``<node>`` elements, as in ``ufo_mobile.core.ui.parse_hierarchy``) of the nodes
 that reach DroidRun's text. ``--check`` prints the installed versions and exits.
 
 The heavy package ``__init__`` modules (llama-index, device drivers) are bypassed: only the

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _droidrun_worker import _median_ms  # noqa: E402  (stdlib only: safe to import here)
 
-from ufo_mobile.ui.state import build_ui_state  # noqa: E402
+from ufo_mobile.core.ui.state import build_ui_state  # noqa: E402
 
 
 def main() -> int:

@@ -38,20 +38,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.adb_server import PrivateAdbServer  # noqa: E402
 from tests.flows import focus_new_note_title  # noqa: E402
-from ufo_mobile.device.adb import AdbDriver  # noqa: E402
-from ufo_mobile.device.base import DeviceDriver  # noqa: E402
-from ufo_mobile.device.sim import SimDriver  # noqa: E402
-from ufo_mobile.device.u2 import U2Driver  # noqa: E402
-from ufo_mobile.memory.state import SharedState  # noqa: E402
-from ufo_mobile.processors.context import Observation, StepContext  # noqa: E402
-from ufo_mobile.processors.data_collection import DataCollection  # noqa: E402
+from ufo_mobile.core.device.adb import AdbDriver  # noqa: E402
+from ufo_mobile.core.device.base import DeviceDriver  # noqa: E402
+from ufo_mobile.core.device.sim import SimDriver  # noqa: E402
+from ufo_mobile.core.device.u2 import U2Driver  # noqa: E402
+from ufo_mobile.core.memory.state import SharedState  # noqa: E402
+from ufo_mobile.core.processors.context import Observation, StepContext  # noqa: E402
+from ufo_mobile.core.processors.data_collection import DataCollection  # noqa: E402
+from ufo_mobile.core.ui.cache import ControlCache  # noqa: E402
+from ufo_mobile.core.ui.provider import AndroidStateProvider  # noqa: E402
 from ufo_mobile.settings import PerceptionSettings  # noqa: E402
-from ufo_mobile.sim.adbd import EmulatedAdbd  # noqa: E402
-from ufo_mobile.sim.loader import packaged_app  # noqa: E402
-from ufo_mobile.sim.phone import SimPhone  # noqa: E402
-from ufo_mobile.sim.profile import OPTIONAL_APPS  # noqa: E402
-from ufo_mobile.ui.cache import ControlCache  # noqa: E402
-from ufo_mobile.ui.provider import AndroidStateProvider  # noqa: E402
+from ufo_mobile.sim.android.profile import OPTIONAL_APPS  # noqa: E402
+from ufo_mobile.sim.phone.loader import packaged_app  # noqa: E402
+from ufo_mobile.sim.phone.simphone import SimPhone  # noqa: E402
+from ufo_mobile.sim.servers.adb.daemon import EmulatedAdbd  # noqa: E402
 
 CALLS: list[tuple[str, Callable[[DeviceDriver], Awaitable[Any]]]] = [
     ("screenshot", lambda d: d.screenshot()),

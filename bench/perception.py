@@ -28,8 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: tests/ holds the coverage helper
 
 from tests.ui_coverage import actionable_visible, is_represented  # noqa: E402
-from ufo_mobile.errors import UIParseError  # noqa: E402
-from ufo_mobile.ui import (
+from ufo_mobile.core.ui import (
     Bounds,
     UINode,
     UIState,
@@ -38,7 +37,8 @@ from ufo_mobile.ui import (
     build_ui_state,
     render_blank,
 )
-from ufo_mobile.ui.controls import node_label
+from ufo_mobile.core.ui.controls import node_label
+from ufo_mobile.errors import UIParseError  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "ui_dumps"

@@ -37,12 +37,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _tokens import ENCODING, TokenizerUnavailable, load_counter  # noqa: E402
 from _ufo_prompt import UfoPrompter, ufo_apps, ufo_controls  # noqa: E402
 
-from ufo_mobile.device.sim import SimDriver  # noqa: E402
-from ufo_mobile.device.wrappers import DriverWrapper  # noqa: E402
-from ufo_mobile.llm.image_tokens import image_tokens  # noqa: E402
-from ufo_mobile.llm.scripted import ScriptedModel  # noqa: E402
-from ufo_mobile.memory.messages import ChatMessage, ImagePart  # noqa: E402
-from ufo_mobile.session import Session  # noqa: E402
+from ufo_mobile.core.device.sim import SimDriver  # noqa: E402
+from ufo_mobile.core.device.wrappers import DriverWrapper  # noqa: E402
+from ufo_mobile.core.llm.image_tokens import image_tokens  # noqa: E402
+from ufo_mobile.core.llm.scripted import ScriptedModel  # noqa: E402
+from ufo_mobile.core.memory.messages import ChatMessage, ImagePart  # noqa: E402
+from ufo_mobile.core.session import Session  # noqa: E402
 from ufo_mobile.settings import load_settings  # noqa: E402
 from ufo_mobile.shipped import CONFIG_DIR  # noqa: E402
 

@@ -36,12 +36,12 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ufo_mobile.device.sim import SimDriver  # noqa: E402
+from ufo_mobile.core.device.sim import SimDriver  # noqa: E402
+from ufo_mobile.core.session import RunResult, Session  # noqa: E402
+from ufo_mobile.core.trace import runs  # noqa: E402
 from ufo_mobile.replay import NoModel, ReplayPlan, load_trajectory  # noqa: E402
-from ufo_mobile.session import RunResult, Session  # noqa: E402
 from ufo_mobile.settings import Settings, load_settings, settings_of_run  # noqa: E402
 from ufo_mobile.shipped import CONFIG_DIR
-from ufo_mobile.trace import runs  # noqa: E402
 
 DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
 SCRIPT = CONFIG_DIR / "tasks" / "scripts" / "demo_wifi.yaml"

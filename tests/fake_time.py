@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from ufo_mobile.llm.retry import RetryClock
+from ufo_mobile.core.llm.retry import RetryClock
 
 WALL = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
 

@@ -10,9 +10,9 @@ from typing import Any, ClassVar
 
 from PIL import Image
 
-from ufo_mobile.device.base import AppInfo, CurrentApp, DeviceDriver
+from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
 from ufo_mobile.errors import DeviceCommandError
-from ufo_mobile.llm.scripted import Script, ScriptedModel
 
 SCREEN_XML = """<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>
 <hierarchy rotation="0">

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from ufo_mobile.device.base import DeviceDriver
+from ufo_mobile.core.device.base import DeviceDriver
+from ufo_mobile.core.ui.state import UIState, build_ui_state
 from ufo_mobile.errors import DumpUnavailableError
-from ufo_mobile.ui.state import UIState, build_ui_state
 
 DUMP_ATTEMPTS = 6  # a realistic phone refuses the first dump after a launch (null root)
 

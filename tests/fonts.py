@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ufo_mobile.ui import fonts
+from ufo_mobile.core.ui import fonts
 
 NOTO_MISSING = ("Noto Sans and Noto Sans CJK are not installed on this machine (Debian/Ubuntu: apt-get install "
                 "fonts-noto-core fonts-noto-cjk; .ci/run installs them)")

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ufo_mobile.ui.controls import Control, is_keyboard_package, node_label
-from ufo_mobile.ui.hierarchy import Bounds, UINode, UITree
+from ufo_mobile.core.ui.controls import Control, is_keyboard_package, node_label
+from ufo_mobile.core.ui.hierarchy import Bounds, UINode, UITree
 
 
 def _editable(node: UINode) -> bool:

@@ -1,8 +1,14 @@
 """ufo_mobile: an explicit finite-state-machine runtime for LLM agents that operate Android phones."""
 
-from ufo_mobile.agents.mobile import MobileAgent
-from ufo_mobile.context import RunContext
-from ufo_mobile.device.base import DeviceDriver
+from ufo_mobile.core.agents.mobile import MobileAgent
+from ufo_mobile.core.context import RunContext
+from ufo_mobile.core.device.base import DeviceDriver
+from ufo_mobile.core.llm.base import ChatModel, Completion, Usage
+from ufo_mobile.core.llm.scripted import ScriptedModel
+from ufo_mobile.core.session import Round, RunResult, Session
+from ufo_mobile.core.states.base import AgentState, AgentStateManager
+from ufo_mobile.core.states.mobile import MobileAgentStateManager
+from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.errors import (
     ConfigError,
     DeviceError,
@@ -11,13 +17,7 @@ from ufo_mobile.errors import (
     UfoMobileError,
 )
 from ufo_mobile.host.inprocess import HostedRun, open_agent, round_outcome
-from ufo_mobile.llm.base import ChatModel, Completion, Usage
-from ufo_mobile.llm.scripted import ScriptedModel
-from ufo_mobile.session import Round, RunResult, Session
 from ufo_mobile.settings import Settings, load_settings
-from ufo_mobile.states.base import AgentState, AgentStateManager
-from ufo_mobile.states.mobile import MobileAgentStateManager
-from ufo_mobile.status import MobileAgentStatus
 
 __version__ = "0.1.0"
 

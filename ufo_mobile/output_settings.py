@@ -2,7 +2,7 @@
 
 A pydantic model by import path (``package.module:Class`` or ``package.module.Class``) or an inline
 JSON schema, checked against its draft's metaschema with every ``$ref`` resolved locally. The
-answer itself is extracted and validated by ``ufo_mobile.llm.structured``.
+answer itself is extracted and validated by ``ufo_mobile.core.llm.structured``.
 """
 
 from __future__ import annotations

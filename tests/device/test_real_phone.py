@@ -10,13 +10,13 @@ import os
 
 import pytest
 
-from ufo_mobile.device.adb import AdbDriver, label_for
-from ufo_mobile.device.adb_text import NO_INPUT_METHOD
-from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.device.u2 import U2Driver
+from ufo_mobile.core.device.adb import AdbDriver, label_for
+from ufo_mobile.core.device.adb_text import NO_INPUT_METHOD
+from ufo_mobile.core.device.base import DeviceDriver
+from ufo_mobile.core.device.u2 import U2Driver
+from ufo_mobile.core.ui.screenshot import png_size
+from ufo_mobile.core.ui.state import build_ui_state
 from ufo_mobile.errors import DeviceCommandError, DumpUnavailableError
-from ufo_mobile.ui.screenshot import png_size
-from ufo_mobile.ui.state import build_ui_state
 
 pytestmark = pytest.mark.device
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults.conftest import cli, only_run_dir, write_task
-from ufo_mobile.sandbox.isolation import namespace_problem
+from ufo_mobile.core.sandbox.isolation import namespace_problem
 
 pytestmark = pytest.mark.skipif(namespace_problem() is not None,
                                 reason=f"no namespaces on this machine: {namespace_problem()}")

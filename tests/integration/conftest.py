@@ -23,8 +23,8 @@ import uiautomator2 as u2
 
 from tests.adb_server import PrivateAdbServer
 from ufo_mobile.sim import SimPhone
-from ufo_mobile.sim.adbd import AdbdThread, EmulatedAdbd
-from ufo_mobile.sim.profile import RealismProfile
+from ufo_mobile.sim.android.profile import RealismProfile
+from ufo_mobile.sim.servers.adb.daemon import AdbdThread, EmulatedAdbd
 
 DEVICE_ONLINE_TIMEOUT = 60.0  # a hang guard: a loaded machine may take seconds
 

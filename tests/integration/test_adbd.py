@@ -20,7 +20,7 @@ import pytest
 import uiautomator2 as u2
 from PIL import Image
 
-from ufo_mobile.sim.adbd import EmulatedAdbd
+from ufo_mobile.sim.servers.adb.daemon import EmulatedAdbd
 
 pytestmark = pytest.mark.integration
 

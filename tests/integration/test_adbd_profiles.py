@@ -1,5 +1,5 @@
 """Realism profiles through the real adb server, adbutils and uiautomator2: each behaviour of a real
-phone, on the profiles that have it, with the exact text Android prints (see ufo_mobile/sim/profile.py).
+phone, on the profiles that have it, with the exact text Android prints (see ufo_mobile/sim/android/profile.py).
 
 Profiles are chosen with ``@pytest.mark.parametrize("sim_device", [...], indirect=True)``, by name or
 as a ``RealismProfile`` with one switch changed to isolate a behaviour."""
@@ -20,10 +20,10 @@ import pytest
 import uiautomator2 as u2
 from PIL import Image
 
-from ufo_mobile.sim.devcmds_system import MULTI_DISPLAY_WARNING
-from ufo_mobile.sim.devstate import ADB_IME, DISPLAY_ID, SECOND_DISPLAY_ID
-from ufo_mobile.sim.loader import packaged_app
-from ufo_mobile.sim.profile import MIUI_INPUT_SWITCH, get_profile
+from ufo_mobile.sim.android.commands.system import MULTI_DISPLAY_WARNING
+from ufo_mobile.sim.android.devstate import ADB_IME, DISPLAY_ID, SECOND_DISPLAY_ID
+from ufo_mobile.sim.android.profile import MIUI_INPUT_SWITCH, get_profile
+from ufo_mobile.sim.phone.loader import packaged_app
 
 pytestmark = pytest.mark.integration
 

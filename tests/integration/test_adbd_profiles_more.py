@@ -12,10 +12,11 @@ import uiautomator2 as u2
 
 from tests.integration.test_adbd_profiles import NOTES, PIXEL, QUIET_PIXEL, SETTINGS
 from ufo_mobile.apk import app_label, dd_reader
-from ufo_mobile.sim import SimPhone, keyboard
-from ufo_mobile.sim.adbd import EmulatedAdbd
-from ufo_mobile.sim.packages import build_apk_bytes
-from ufo_mobile.sim.profile import MIUI_INPUT_SWITCH
+from ufo_mobile.sim import SimPhone
+from ufo_mobile.sim.android.packages import build_apk_bytes
+from ufo_mobile.sim.android.profile import MIUI_INPUT_SWITCH
+from ufo_mobile.sim.phone import keyboard
+from ufo_mobile.sim.servers.adb.daemon import EmulatedAdbd
 
 pytestmark = pytest.mark.integration
 

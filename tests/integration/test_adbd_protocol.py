@@ -11,7 +11,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import pytest
 
 from ufo_mobile.sim import SimPhone
-from ufo_mobile.sim.adb_protocol import (
+from ufo_mobile.sim.servers.adb.daemon import EmulatedAdbd
+from ufo_mobile.sim.servers.adb.protocol import (
     A_CLSE,
     A_CNXN,
     A_OKAY,
@@ -24,7 +25,6 @@ from ufo_mobile.sim.adb_protocol import (
     encode,
     read_packet,
 )
-from ufo_mobile.sim.adbd import EmulatedAdbd
 
 pytestmark = pytest.mark.integration
 HOST_BANNER = b"host::features=shell_v2,cmd,stat_v2,ls_v2\0"

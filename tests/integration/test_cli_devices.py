@@ -14,8 +14,8 @@ import pytest
 
 from tests.adb_server import free_port
 from ufo_mobile.sim import SimPhone
-from ufo_mobile.sim.adbd import EmulatedAdbd
-from ufo_mobile.sim.profile import get_profile
+from ufo_mobile.sim.android.profile import get_profile
+from ufo_mobile.sim.servers.adb.daemon import EmulatedAdbd
 
 pytestmark = pytest.mark.integration
 

@@ -16,15 +16,15 @@ from lxml import etree
 from tests.adb_server import server_answers
 from tests.flows import focus_new_note_title
 from tests.integration.test_drivers import COMMAND_TIMEOUT, demo_settings, device_settings
-from ufo_mobile.device.adb import AdbDriver
-from ufo_mobile.device.base import CurrentApp, KeyboardState
-from ufo_mobile.device.u2 import U2Driver
+from ufo_mobile.core.device.adb import AdbDriver
+from ufo_mobile.core.device.base import CurrentApp, KeyboardState
+from ufo_mobile.core.device.u2 import U2Driver
+from ufo_mobile.core.session import Session
 from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DumpUnavailableError
-from ufo_mobile.session import Session
-from ufo_mobile.sim import keyboard
-from ufo_mobile.sim.devstate import SECOND_DISPLAY_ID
-from ufo_mobile.sim.phone import LAUNCHER
-from ufo_mobile.sim.profile import get_profile
+from ufo_mobile.sim.android.devstate import SECOND_DISPLAY_ID
+from ufo_mobile.sim.android.profile import get_profile
+from ufo_mobile.sim.phone import keyboard
+from ufo_mobile.sim.phone.simphone import LAUNCHER
 
 pytestmark = pytest.mark.integration
 

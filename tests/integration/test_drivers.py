@@ -10,16 +10,16 @@ import pytest
 
 from tests.flows import focus_new_note_title
 from tests.unit.tools.conftest import FORM, Harness
-from ufo_mobile.device.adb import AdbDriver
-from ufo_mobile.device.factory import make_driver
-from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.device.u2 import U2Driver
+from ufo_mobile.core.device.adb import AdbDriver
+from ufo_mobile.core.device.factory import make_driver
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.device.u2 import U2Driver
+from ufo_mobile.core.llm.scripted import ScriptedModel
+from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.errors import DeviceError
-from ufo_mobile.llm.scripted import ScriptedModel
-from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import DeviceSettings, Settings, load_settings
 from ufo_mobile.shipped import CONFIG_DIR
-from ufo_mobile.sim.profile import get_profile
+from ufo_mobile.sim.android.profile import get_profile
 
 pytestmark = pytest.mark.integration
 

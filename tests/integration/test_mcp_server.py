@@ -29,12 +29,12 @@ from tests.adb_server import PrivateAdbServer
 from tests.faults.conftest import HANG_GUARD, ROOT, Cli, cli, one_line_error
 from tests.mcp_calls import call
 from ufo_mobile.cli.mcp_cmd import TOKEN_ENV
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.sim import SimDriver
 from ufo_mobile.errors import DeviceDisconnectedError
-from ufo_mobile.host.mcp_limits import SessionLimits
-from ufo_mobile.host.mcp_server import Listening, bind, serve
-from ufo_mobile.host.mcp_state import MobileServerState
-from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.host.mcp.limits import SessionLimits
+from ufo_mobile.host.mcp.server import Listening, bind, serve
+from ufo_mobile.host.mcp.state import MobileServerState
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 pytestmark = pytest.mark.integration
 

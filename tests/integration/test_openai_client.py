@@ -22,13 +22,13 @@ from PIL import Image
 
 from tests.fake_time import FakeTime
 from tests.openai_server import Drop, Hold, OpenAIServer, Reply, chat, error
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.openai_chat import OpenAIChatModel
+from ufo_mobile.core.llm.prices import PriceTable
+from ufo_mobile.core.llm.reply import AgentReply
+from ufo_mobile.core.memory.messages import ChatMessage, ImagePart, TextPart
+from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.errors import LLMError
-from ufo_mobile.llm.openai_chat import OpenAIChatModel
-from ufo_mobile.llm.prices import PriceTable
-from ufo_mobile.llm.reply import AgentReply
-from ufo_mobile.memory.messages import ChatMessage, ImagePart, TextPart
-from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import (
     LimitSettings,
     LogSettings,

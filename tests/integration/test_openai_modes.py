@@ -15,10 +15,10 @@ from tests.fake_time import FakeTime
 from tests.integration.test_openai_client import ENV, KEY, assert_no_key_in, model_settings, server  # noqa: F401
 from tests.openai_server import OpenAIServer, chat
 from ufo_mobile import yamlio
-from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.llm.openai_chat import OpenAIChatModel
-from ufo_mobile.llm.scripted import ScriptedModel
-from ufo_mobile.session import Session
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.openai_chat import OpenAIChatModel
+from ufo_mobile.core.llm.scripted import ScriptedModel
+from ufo_mobile.core.session import Session
 from ufo_mobile.settings import LimitSettings, LogSettings, Settings, TaskSettings
 from ufo_mobile.shipped import CONFIG_DIR
 

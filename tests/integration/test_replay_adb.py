@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from tests.integration.test_drivers import PIXEL, demo_settings, device_settings
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.session import Session
 from ufo_mobile.replay import NoModel, ReplayPlan, load_trajectory
-from ufo_mobile.session import Session
 from ufo_mobile.settings import settings_of_run
 
 pytestmark = pytest.mark.integration

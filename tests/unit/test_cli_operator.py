@@ -6,8 +6,8 @@ import io
 
 import pytest
 
-from ufo_mobile.agents.human import ConfirmAnswer, ConfirmRequest, TakeoverAnswer, TakeoverRequest
 from ufo_mobile.cli.operator import TerminalOperator
+from ufo_mobile.core.agents.human import ConfirmAnswer, ConfirmRequest, TakeoverAnswer, TakeoverRequest
 
 TAKE = TakeoverRequest("r", 3, "Solve the captcha\x1b[2J", "com.shop")
 CONFIRM = ConfirmRequest("r", 4, "click(index=7, text='Pay')", "com.bank", "the model asked for approval")

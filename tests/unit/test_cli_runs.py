@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from ufo_mobile.cli import main
-from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.session import Session
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.session import Session
 from ufo_mobile.settings import load_settings
 from ufo_mobile.shipped import CONFIG_DIR
 
@@ -137,7 +137,7 @@ def test_usage_errors_exit_2_with_one_line(args: list[str], message: str, capsys
 
 
 async def test_a_runs_action_recording_replays_onto_a_fresh_phone(tmp_path: Path) -> None:
-    from ufo_mobile.device.recording import load_recording, replay
+    from ufo_mobile.core.device.recording import load_recording, replay
 
     settings = load_settings(DEMO, overrides={"logs": {"dir": str(tmp_path)}})
     result = await Session(settings, device=SimDriver()).run()

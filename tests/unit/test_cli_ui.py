@@ -11,7 +11,7 @@ from PIL import Image
 
 from tests.fonts import write_font
 from ufo_mobile.cli import main
-from ufo_mobile.ui import fonts
+from ufo_mobile.core.ui import fonts
 
 DUMPS = Path(__file__).resolve().parents[3] / "shared" / "data" / "ui_dumps"
 

@@ -99,7 +99,7 @@ def test_api_key_is_secret(task_dir: Path) -> None:
 
 
 def test_device_sim_install_installs_shipped_apps_by_package() -> None:
-    from ufo_mobile.device.factory import build_sim_phone
+    from ufo_mobile.core.device.factory import build_sim_phone
     from ufo_mobile.settings import SimSettings
 
     phone = build_sim_phone(SimSettings(install=["com.example.shop", "com.example.clock"],

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
+from ufo_mobile.core.llm.factory import make_model
 from ufo_mobile.errors import ConfigError
-from ufo_mobile.llm.factory import make_model
 from ufo_mobile.settings import load_settings
 from ufo_mobile.shipped import CONFIG_DIR
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from ufo_mobile import yamlio
+from ufo_mobile.core.llm.scripted import ScriptedModel
 from ufo_mobile.errors import ConfigError, SimulatorError
-from ufo_mobile.llm.scripted import ScriptedModel
 from ufo_mobile.shipped import CONFIG_DIR
-from ufo_mobile.sim.loader import load_app_file, load_app_text
+from ufo_mobile.sim.phone.loader import load_app_file, load_app_text
 from ufo_mobile.yamlio import YamlLimits
 
 

@@ -19,9 +19,9 @@ from typing import Any, NoReturn, TextIO, cast
 from ufo_mobile import shipped
 from ufo_mobile.cli.console import Console, PipeSafeStream
 from ufo_mobile.cli.operator import TerminalOperator
+from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.errors import ConfigError, RunWriteError, UIParseError
 from ufo_mobile.safe_text import json_printable, printable, printable_lines
-from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import Settings, load_settings, settings_of_run
 from ufo_mobile.shipped import task_path
 
@@ -117,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="TCP port on 127.0.0.1 (default 15555; 0 picks a free one)")
     sim.add_argument("--width", type=positive, default=1080)
     sim.add_argument("--height", type=positive, default=2400)
-    from ufo_mobile.sim.profile import SIM_COMMAND_PROFILE, profile_names  # a light module
+    from ufo_mobile.sim.android.profile import SIM_COMMAND_PROFILE, profile_names  # a light module
 
     sim.add_argument("--profile", choices=profile_names(), default=SIM_COMMAND_PROFILE, metavar="NAME",
                      help=f"how much the phone behaves like a real one: {', '.join(profile_names())} "
@@ -244,7 +244,7 @@ def run_settings(args: argparse.Namespace) -> Settings:
     if args.resume is not None:
         if args.task is not None:
             raise ConfigError("give a task file or --resume RUN_DIR, not both", key="--resume")
-        from ufo_mobile.trace import runs
+        from ufo_mobile.core.trace import runs
 
         settings: Settings = settings_of_run(runs.read_run(args.resume), overrides=_overrides(args),
                                              source=str(args.resume / "run.json"))
@@ -281,7 +281,7 @@ def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool) -
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
-    from ufo_mobile.trace import runs
+    from ufo_mobile.core.trace import runs
 
     run_dir: Path = args.run_dir
     data = runs.settle(run_dir)
@@ -324,7 +324,7 @@ def _read_input(path: str, what: str, *, binary: bool = False) -> Any:
 def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
     import adbutils
 
-    from ufo_mobile.device.discovery import AdbUnavailableError, format_rows, list_devices
+    from ufo_mobile.core.device.discovery import AdbUnavailableError, format_rows, list_devices
 
     client = adbutils.AdbClient(port=args.adb_port, socket_timeout=10)
     try:
@@ -337,8 +337,8 @@ def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
-    from ufo_mobile.sim.adbd import serve
-    from ufo_mobile.sim.phone import SimPhone
+    from ufo_mobile.sim.phone.simphone import SimPhone
+    from ufo_mobile.sim.servers.adb.daemon import serve
 
     def ready(port: int) -> None:
         print(f"simulated phone listening on 127.0.0.1:{port}; connect with: adb connect 127.0.0.1:{port}",
@@ -355,9 +355,9 @@ def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
-    from ufo_mobile.ui.annotate import annotate, render_blank
-    from ufo_mobile.ui.screenshot import png_size
-    from ufo_mobile.ui.state import build_ui_state
+    from ufo_mobile.core.ui.annotate import annotate, render_blank
+    from ufo_mobile.core.ui.screenshot import png_size
+    from ufo_mobile.core.ui.state import build_ui_state
 
     xml = _read_input(args.dump, "the dump")
     png = _read_input(str(args.screenshot), "the screenshot", binary=True) if args.screenshot else None
@@ -386,7 +386,7 @@ def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
             raise ConfigError(f"cannot write: {exc.strerror}", path=str(args.annotate)) from exc
         _err(f"annotated screenshot: {printable(str(args.annotate))}")
         if png is None:  # the wireframe draws the labels: say which scripts no font here draws
-            from ufo_mobile.ui.fonts import missing_note
+            from ufo_mobile.core.ui.fonts import missing_note
 
             note = missing_note("".join(c.label or "" for c in state.elements))
             if note is not None:

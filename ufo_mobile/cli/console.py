@@ -13,10 +13,10 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from ufo_mobile.llm.reply import ActionCall
-from ufo_mobile.processors.context import StepContext
+from ufo_mobile.core.llm.reply import ActionCall
+from ufo_mobile.core.processors.context import StepContext
+from ufo_mobile.core.trace.writer import Redactor
 from ufo_mobile.safe_text import printable
-from ufo_mobile.trace.writer import Redactor
 
 ACTION_WIDTH, OUTCOME_WIDTH, DETAIL_LIMIT, TASK_LIMIT = 48, 70, 300, 200
 _PHASES = {"data_collection": "obs", "llm_interaction": "llm", "action_execution": "act", "memory_update": "mem"}

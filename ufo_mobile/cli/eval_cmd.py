@@ -28,6 +28,7 @@ from rich.text import Text
 
 from ufo_mobile.cli import EXIT_FAIL, EXIT_OK, MODES, PROVIDERS, _err, _model_overrides, fraction, positive
 from ufo_mobile.cli.console import fit, is_terminal
+from ufo_mobile.core.session import install_stop_signals
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.eval import SuiteTask, load_suite, load_task, oracle_model
 from ufo_mobile.eval.campaign import BUILTIN_MODELS, BuiltinModel, Campaign, plan
@@ -43,7 +44,6 @@ from ufo_mobile.eval.results import (
     write_summary,
 )
 from ufo_mobile.safe_text import printable
-from ufo_mobile.session import install_stop_signals
 from ufo_mobile.settings import Settings, load_base_settings
 from ufo_mobile.shipped import suite_path
 

@@ -26,9 +26,9 @@ from ufo_mobile.safe_text import printable
 from ufo_mobile.settings import DeviceSettings
 
 if TYPE_CHECKING:
-    from ufo_mobile.host.mcp_limits import SessionLimits
-    from ufo_mobile.host.mcp_server import Listening
-    from ufo_mobile.host.mcp_state import MobileServerState
+    from ufo_mobile.host.mcp.limits import SessionLimits
+    from ufo_mobile.host.mcp.server import Listening
+    from ufo_mobile.host.mcp.state import MobileServerState
 
 DEVICE_KEY = "--device"
 TOKEN_ENV = "UFO_MOBILE_MCP_TOKEN"
@@ -55,7 +55,7 @@ idle_seconds = seconds_within(1, 86400, low_included=True)
 def add_mcp_parser(sub: Any) -> None:
     """The ``mcp`` command's arguments (``sub``: the command line's subparsers)."""
     from ufo_mobile.cli import port_number, positive
-    from ufo_mobile.host.mcp_limits import SessionLimits
+    from ufo_mobile.host.mcp.limits import SessionLimits
 
     limits = SessionLimits()
 
@@ -140,7 +140,7 @@ def _groups(server: str) -> tuple[str, ...]:
 
 def _bind_all(args: argparse.Namespace, groups: tuple[str, ...]) -> dict[str, socket.socket]:
     """The listening sockets of the HTTP servers, bound before the phone is touched."""
-    from ufo_mobile.host.mcp_server import bind
+    from ufo_mobile.host.mcp.server import bind
 
     ports = {"data": args.data_port, "action": args.action_port}
     if len(groups) == 2 and ports["data"] == ports["action"] != 0:
@@ -181,10 +181,10 @@ def run_mcp(args: argparse.Namespace, out: TextIO) -> int:
     except ImportError:
         raise ConfigError("needs the MCP SDK: pip install 'ufo-mobile[host]'", key="mcp") from None
     from ufo_mobile.cli.serve_cmd import token_from_env
-    from ufo_mobile.device.factory import make_driver
-    from ufo_mobile.host.mcp_limits import SessionLimits
-    from ufo_mobile.host.mcp_server import NAMESPACES, is_loopback
-    from ufo_mobile.host.mcp_state import MobileServerState
+    from ufo_mobile.core.device.factory import make_driver
+    from ufo_mobile.host.mcp.limits import SessionLimits
+    from ufo_mobile.host.mcp.server import NAMESPACES, is_loopback
+    from ufo_mobile.host.mcp.state import MobileServerState
 
     groups = _groups(args.server)
     settings = device_settings(args)
@@ -230,7 +230,7 @@ async def _serve_until_signal(state: MobileServerState, groups: tuple[str, ...],
                               sockets: dict[str, socket.socket], ready: Callable[[Listening], None], *,
                               limits: SessionLimits, token: str | None) -> None:
     """Serve until Ctrl-C or SIGTERM asks to stop (then the phone is closed and this returns)."""
-    from ufo_mobile.host.mcp_server import serve
+    from ufo_mobile.host.mcp.server import serve
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import TextIO
 
-from ufo_mobile.agents.human import (
+from ufo_mobile.core.agents.human import (
     AskAnswer,
     AskRequest,
     ConfirmAnswer,
@@ -19,7 +19,7 @@ from ufo_mobile.agents.human import (
     TakeoverAnswer,
     TakeoverRequest,
 )
-from ufo_mobile.device.blocking import run_in_daemon_thread
+from ufo_mobile.core.device.blocking import run_in_daemon_thread
 from ufo_mobile.safe_text import printable
 
 ABORT_WORDS = ("abort", "no", "n", "stop", "cancel")

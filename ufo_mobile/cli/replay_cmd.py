@@ -16,10 +16,10 @@ from typing import Any, TextIO
 
 from ufo_mobile.cli import device_overrides, fraction, on_a_real_phone, run_at_terminal
 from ufo_mobile.cli.operator import TerminalOperator
+from ufo_mobile.core.session import Session
+from ufo_mobile.core.trace import runs
 from ufo_mobile.replay import NoModel, ReplayPlan, load_trajectory
-from ufo_mobile.session import Session
 from ufo_mobile.settings import settings_of_run
-from ufo_mobile.trace import runs
 
 
 def add_replay_parser(sub: Any) -> None:

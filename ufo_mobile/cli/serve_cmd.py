@@ -1,5 +1,5 @@
 """``python -m ufo_mobile serve [--host H] [--port N] [--devices SPEC] [--config TASK.yaml]``: the AIP task
-service (``ufo_mobile.host.service``), the device side of a UFO³ Galaxy constellation, over WebSocket.
+service (``ufo_mobile.host.aip.service``), the device side of a UFO³ Galaxy constellation, over WebSocket.
 
 It prints ``serving AIP tasks on ws://HOST:PORT ...`` once it listens (``--port 0``: a free port), a
 line per client and task, and runs until Ctrl-C or SIGTERM: then no new tasks, the runs in flight end
@@ -121,8 +121,8 @@ def run_serve(args: argparse.Namespace, out: TextIO) -> int:
     from ufo_mobile.fleet.devices import parse_devices, resolve
 
     try:
-        from ufo_mobile.host.serve_peers import is_loopback
-        from ufo_mobile.host.service import ServeOptions, TaskService
+        from ufo_mobile.host.aip.peers import is_loopback
+        from ufo_mobile.host.aip.service import ServeOptions, TaskService
     except ImportError as exc:
         raise ConfigError(f"needs the websockets package ({exc.name}): pip install 'ufo-mobile[host]'",
                           key="serve") from None

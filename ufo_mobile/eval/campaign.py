@@ -18,15 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.base import DeviceDriver
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.base import ChatModel
+from ufo_mobile.core.session import RunGroup
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.eval.runner import give_up_model, oracle_model, run_task
 from ufo_mobile.eval.spec import SuiteTask, TaskInstance
-from ufo_mobile.llm.base import ChatModel
-from ufo_mobile.session import RunGroup
 from ufo_mobile.settings import Settings
-from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 #: The built-in models ``eval --model`` knows besides a real one: the tasks' own oracle scripts,
 #: and a model that gives up at once (every feasible task must fail its check with it).

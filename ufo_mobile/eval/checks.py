@@ -36,9 +36,9 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.errors import first_problem
 from ufo_mobile.eval import match
-from ufo_mobile.status import MobileAgentStatus
 
 _TESTS = ("equals", "contains", "in_", "count")
 

@@ -19,8 +19,8 @@ from ufo_mobile.errors import ConfigError, SimulatorError, first_problem
 from ufo_mobile.eval.checks import AnswerCheck, StateCheck, StateRef, walk
 from ufo_mobile.eval.doc import Doc
 from ufo_mobile.eval.spec import SuiteTask, TaskInstance, TaskSpec
-from ufo_mobile.sim.loader import builtin_apps, packaged_app
-from ufo_mobile.sim.model import App
+from ufo_mobile.sim.phone.loader import builtin_apps, packaged_app
+from ufo_mobile.sim.phone.model import App
 
 
 def load_task(path: Path) -> SuiteTask:

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ufo_mobile.safe_text import printable
-from ufo_mobile.sim.template import fmt as as_text  # a value as the text a screen shows
+from ufo_mobile.sim.phone.template import fmt as as_text  # a value as the text a screen shows
 
 _WORD = re.compile(r"[^\W_]+")
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")

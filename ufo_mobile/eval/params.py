@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ufo_mobile.eval.template import TemplateError, lookup, render
-from ufo_mobile.sim.template import fmt
+from ufo_mobile.sim.phone.template import fmt
 
 _KINDS = ("choice", "int_range", "time", "sample", "format", "sum")
 _CLOCK = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")

@@ -27,8 +27,8 @@ from math import comb
 from pathlib import Path
 from typing import Any
 
+from ufo_mobile.core.trace.files import LineAppender, SpaceReserve, write_atomic
 from ufo_mobile.errors import ConfigError, RunWriteError
-from ufo_mobile.trace.files import LineAppender, SpaceReserve, write_atomic
 
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"

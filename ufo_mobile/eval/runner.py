@@ -15,19 +15,19 @@ from pathlib import Path
 from signal import Signals
 from typing import Any
 
-from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.base import DeviceDriver
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.base import ChatModel
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.session import RunResult, Session
+from ufo_mobile.core.status import MobileAgentStatus
+from ufo_mobile.core.trace.runs import read_steps
 from ufo_mobile.errors import ConfigError, RunWriteError, SimulatorError
 from ufo_mobile.eval.checks import RunFacts
 from ufo_mobile.eval.spec import TaskInstance, judge
-from ufo_mobile.llm.base import ChatModel
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import Settings, TaskSettings
-from ufo_mobile.sim.loader import packaged_app
-from ufo_mobile.sim.phone import SimPhone
-from ufo_mobile.status import MobileAgentStatus
-from ufo_mobile.trace.runs import read_steps
+from ufo_mobile.sim.phone.loader import packaged_app
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 #: The model that gives up at once, in each mode's reply format.
 GIVE_UP = Script(

@@ -30,7 +30,7 @@ The kind of a task follows from it: ``expect: fail`` makes it *impossible*, a ch
   deleted on the way). So giving up at once is right for every impossible task: a suite's score
   should be read with its feasible share beside it.
 
-The oracle script is a scripted-model reply script (``ufo_mobile.llm.scripted``) in which every
+The oracle script is a scripted-model reply script (``ufo_mobile.core.llm.scripted``) in which every
 string may use the task's parameters: it is rendered with the same values as the task text.
 """
 
@@ -43,14 +43,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ufo_mobile.core.llm.scripted import Script
+from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.errors import ConfigError, first_problem
 from ufo_mobile.eval import match
 from ufo_mobile.eval.checks import Check, CheckError, RunFacts, Verdict, evaluate, parse_check
 from ufo_mobile.eval.doc import Doc
 from ufo_mobile.eval.params import ParamSpec, draw_params
 from ufo_mobile.eval.template import TemplateError, render
-from ufo_mobile.llm.scripted import Script
-from ufo_mobile.status import MobileAgentStatus
 
 TaskKind = Literal["feasible", "retrieval", "impossible"]
 

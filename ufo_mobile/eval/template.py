@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ufo_mobile.sim.template import fmt
+from ufo_mobile.sim.phone.template import fmt
 
 _NAME = r"[A-Za-z_]\w*(?:\.\w+)*"
 _PLACEHOLDER = re.compile(rf"\$\$|\$\{{({_NAME})\}}|\$({_NAME})")

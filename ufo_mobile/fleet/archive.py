@@ -14,9 +14,9 @@ import shutil
 import tarfile
 from pathlib import Path
 
+from ufo_mobile.core.trace.files import write_atomic
+from ufo_mobile.core.trace.writer import dumps
 from ufo_mobile.errors import RunWriteError
-from ufo_mobile.trace.files import write_atomic
-from ufo_mobile.trace.writer import dumps
 
 SKIP = {"run.lock", ".reserve"}
 MAX_MEMBERS = 200_000

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ufo_mobile.core.session import install_stop_signals
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.fleet import results
 from ufo_mobile.fleet.devices import Phone, Source, parse_devices, resolve, unresolved
@@ -27,7 +28,6 @@ from ufo_mobile.fleet.pool import Pool
 from ufo_mobile.fleet.progress import PlainView
 from ufo_mobile.fleet.ray_engine import RayEngine
 from ufo_mobile.fleet.scheduler import DONE, Attempt, Batch, Engine, TaskResult
-from ufo_mobile.session import install_stop_signals
 from ufo_mobile.settings import load_settings
 
 DEFAULT_DEVICES = "sim:1"

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ufo_mobile.device.blocking import call_blocking
+from ufo_mobile.core.device.blocking import call_blocking
 from ufo_mobile.errors import ConfigError, DeviceError
 from ufo_mobile.safe_text import printable
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ufo_mobile.core.session import RunGroup
 from ufo_mobile.fleet.devices import Phone, probe
 from ufo_mobile.fleet.jobs import Job, Outcome
 from ufo_mobile.fleet.runner import run_job
 from ufo_mobile.fleet.scheduler import EventSink
-from ufo_mobile.session import RunGroup
 
 
 class LocalEngine:

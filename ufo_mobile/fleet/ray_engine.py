@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ufo_mobile.core.session import RunControl
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.fleet.archive import pack, unpack
 from ufo_mobile.fleet.devices import Phone, probe_blocking
@@ -31,7 +32,6 @@ from ufo_mobile.fleet.jobs import ERROR, Event, Job, Outcome
 from ufo_mobile.fleet.runner import run_job
 from ufo_mobile.fleet.scheduler import EventSink
 from ufo_mobile.safe_text import printable
-from ufo_mobile.session import RunControl
 
 INSTALL_HINT = "the Ray engine needs Ray: pip install 'ufo-mobile[fleet]'"
 POLL_SECONDS = 0.25  # how often the driver drains events and workers look for a stop

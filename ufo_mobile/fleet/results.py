@@ -13,11 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ufo_mobile.core.trace.files import append_line, write_atomic
+from ufo_mobile.core.trace.writer import dumps
 from ufo_mobile.fleet.scheduler import DONE, FAILED, INTERRUPTED, NOT_RUN, Attempt, TaskResult
 from ufo_mobile.report.markup import status_class, text
 from ufo_mobile.safe_text import printable
-from ufo_mobile.trace.files import append_line, write_atomic
-from ufo_mobile.trace.writer import dumps
 
 JSONL, HTML = "batch.jsonl", "batch.html"
 REASON_LIMIT = 200

@@ -15,13 +15,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ufo_mobile.core.processors.context import StepContext
+from ufo_mobile.core.session import RunControl, RunResult, Session
+from ufo_mobile.core.trace.runs import read_steps
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.fleet.devices import Phone
 from ufo_mobile.fleet.jobs import ERROR, Event, Job, Outcome, Task
-from ufo_mobile.processors.context import StepContext
-from ufo_mobile.session import RunControl, RunResult, Session
 from ufo_mobile.settings import Settings, load_settings
-from ufo_mobile.trace.runs import read_steps
 
 EventSink = Callable[[Event], None]
 

@@ -30,15 +30,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from ufo_mobile.context import RunContext
-from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.llm.base import ChatModel
-from ufo_mobile.processors.context import StepContext
-from ufo_mobile.session import LiveRun, RunResult, Session, connect_device
+from ufo_mobile.core.context import RunContext
+from ufo_mobile.core.device.base import DeviceDriver
+from ufo_mobile.core.llm.base import ChatModel
+from ufo_mobile.core.processors.context import StepContext
+from ufo_mobile.core.session import LiveRun, RunResult, Session, connect_device
+from ufo_mobile.core.states.base import AgentLike
+from ufo_mobile.core.status import NONE_STATE, MobileAgentStatus
 from ufo_mobile.settings import Settings, load_settings
 from ufo_mobile.shipped import task_path
-from ufo_mobile.states.base import AgentLike
-from ufo_mobile.status import NONE_STATE, MobileAgentStatus
 
 
 class HostedRun:

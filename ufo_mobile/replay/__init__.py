@@ -7,7 +7,7 @@ and the run cache that keeps finished runs' trajectories for the next run of the
 - ``plan``: what a session replays (``ReplayPlan``) and how far it got (``ReplayProgress``);
 - ``cache``: the run cache (``RunCache``, ``cache_key``).
 
-The replay agent and its phases (``ufo_mobile.agents.replay``, ``ufo_mobile.processors.replay``)
+The replay agent and its phases (``ufo_mobile.core.agents.replay``, ``ufo_mobile.core.processors.replay``)
 run the steps; the session looks the cache up and saves to it.
 """
 

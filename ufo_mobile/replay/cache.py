@@ -22,13 +22,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ufo_mobile.core.trace.files import write_atomic
+from ufo_mobile.core.trace.writer import dumps
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.replay.guard import REDACTED
 from ufo_mobile.replay.plan import ReplayPlan
 from ufo_mobile.replay.trajectory import Trajectory, TrajectoryStep, load_trajectory
 from ufo_mobile.settings import Settings
-from ufo_mobile.trace.files import write_atomic
-from ufo_mobile.trace.writer import dumps
 
 FORMAT = 1
 

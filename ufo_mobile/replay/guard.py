@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ufo_mobile.llm.reply import ActionCall
+from ufo_mobile.core.llm.reply import ActionCall
 from ufo_mobile.replay.similarity import TARGET_MIN, Comparison, compare, describe, inner_labels
 from ufo_mobile.replay.trajectory import TrajectoryStep
 

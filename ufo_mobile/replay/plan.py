@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ufo_mobile.core.llm.base import Completion
+from ufo_mobile.core.memory.messages import ChatMessage
 from ufo_mobile.errors import LLMError
-from ufo_mobile.llm.base import Completion
-from ufo_mobile.memory.messages import ChatMessage
 from ufo_mobile.replay.trajectory import Trajectory, TrajectoryStep
 
 Fallback = Literal["agent", "stop"]

@@ -25,9 +25,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ufo_mobile.core.llm.reply import ActionCall
+from ufo_mobile.core.trace import runs
 from ufo_mobile.errors import ConfigError
-from ufo_mobile.llm.reply import ActionCall
-from ufo_mobile.trace import runs
 
 #: The fields of a control a replay compares and reports (``controls.json`` holds more).
 CONTROL_FIELDS = ("index", "class", "text", "description", "hint", "resource_id", "package", "bounds", "parent",

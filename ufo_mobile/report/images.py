@@ -16,9 +16,9 @@ from typing import Any
 
 from PIL import Image, ImageDraw, UnidentifiedImageError
 
-from ufo_mobile.trace.writer import Thumbnail
-from ufo_mobile.ui.screen_images import THUMBNAIL_SIDE
-from ufo_mobile.ui.screenshot import shrink
+from ufo_mobile.core.trace.writer import Thumbnail
+from ufo_mobile.core.ui.screen_images import THUMBNAIL_SIDE
+from ufo_mobile.core.ui.screenshot import shrink
 
 LONGEST_SIDE = THUMBNAIL_SIDE  # 720: the run keeps thumbnails of its annotated screenshots at this size
 JPEG_QUALITY = 80

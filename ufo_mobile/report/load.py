@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ufo_mobile.core.trace import runs
+from ufo_mobile.core.trace.writer import Thumbnail
 from ufo_mobile.errors import ConfigError
-from ufo_mobile.trace import runs
-from ufo_mobile.trace.writer import Thumbnail
 
 TEXT_LIMIT = 100_000  # characters read from one text file (a prompt, a reply); the rest is counted
 _SCREEN_SIZE = re.compile(r"screen (\d+)x(\d+) px")

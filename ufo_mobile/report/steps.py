@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ufo_mobile.core.trace.writer import Thumbnail
 from ufo_mobile.report import markup as m
 from ufo_mobile.report.images import Mark, mark_of, picture
 from ufo_mobile.report.load import StepView
-from ufo_mobile.trace.writer import Thumbnail
 
 _PHASES = {"data_collection": "observe", "llm_interaction": "model", "action_execution": "act",
            "memory_update": "record"}

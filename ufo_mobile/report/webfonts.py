@@ -21,7 +21,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from ufo_mobile.ui.fonts import FontFace, faces_for
+from ufo_mobile.core.ui.fonts import FontFace, faces_for
 
 _LOG = logging.getLogger(__name__)
 FAMILY_PREFIX = "report-font-"

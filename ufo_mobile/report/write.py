@@ -6,12 +6,12 @@ import html
 from collections.abc import Mapping
 from pathlib import Path
 
+from ufo_mobile.core.trace.files import write_atomic
+from ufo_mobile.core.trace.writer import Thumbnail
+from ufo_mobile.core.ui.fonts import missing_note
 from ufo_mobile.report.load import load_run
 from ufo_mobile.report.page import render_body, render_document
 from ufo_mobile.report.webfonts import font_faces_css, page_text
-from ufo_mobile.trace.files import write_atomic
-from ufo_mobile.trace.writer import Thumbnail
-from ufo_mobile.ui.fonts import missing_note
 
 REPORT_NAME = "report.html"
 

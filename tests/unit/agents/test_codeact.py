@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.session import RunResult, Session
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.settings import Settings
 
 SETTINGS_PKG = "com.android.settings"

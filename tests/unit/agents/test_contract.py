@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.session import RunResult, Session
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.settings import Settings
 
 SETTINGS_PKG = "com.android.settings"
@@ -165,7 +165,7 @@ async def test_codeact_calls_past_the_budget_do_not_run(tmp_path: Path) -> None:
 
 
 async def test_codeact_calls_pass_the_same_approval_gate(tmp_path: Path) -> None:
-    from ufo_mobile.agents.human import CallbackOperator, ConfirmAnswer
+    from ufo_mobile.core.agents.human import CallbackOperator, ConfirmAnswer
 
     code = '```python\nopen_app("Settings")\nscreen()\nprint(click(index=3, text="Wi-Fi"))\n```'
     finish = '```python\ncomplete(success=False, message="not allowed")\n```'
@@ -195,7 +195,7 @@ async def test_codeact_asks_the_user_and_nobody_there_ends_as_needing_a_person(t
 async def test_a_chained_control_that_only_got_a_new_number_is_acted_on(tmp_path: Path) -> None:
     """A day without events has no event rows: the button below them is the same button under a new
     number. The chain acts on it there (and says so), instead of stopping."""
-    from ufo_mobile.sim.loader import packaged_app
+    from ufo_mobile.sim.phone.loader import packaged_app
 
     driver = SimDriver()
     driver.phone.install(packaged_app("com.example.calendar"))
@@ -217,7 +217,7 @@ async def test_what_changed_names_a_status_that_moved_to_another_row(tmp_path: P
 
 
 async def test_the_manager_asks_the_user_and_reads_the_answer(tmp_path: Path) -> None:
-    from ufo_mobile.agents.human import AskAnswer, CallbackOperator
+    from ufo_mobile.core.agents.human import AskAnswer, CallbackOperator
 
     ask = "<thought>Which one?</thought>\n<ask_user>Which network should I join?</ask_user>"
     final = '<thought>t</thought>\n<request_accomplished success="false">not needed</request_accomplished>'

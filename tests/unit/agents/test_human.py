@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ufo_mobile.agents.human import (
+from ufo_mobile.core.agents.human import (
     AskAnswer,
     AskRequest,
     CallbackOperator,
@@ -18,9 +18,9 @@ from ufo_mobile.agents.human import (
     TakeoverAnswer,
     TakeoverRequest,
 )
-from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.session import RunResult, Session
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.settings import Settings
 
 OPEN = {"status": "CONTINUE", "thought": "open", "action": {"name": "open_app", "args": {"text": "Settings"}}}

@@ -13,9 +13,9 @@ import pytest
 from pydantic import BaseModel
 
 from tests.unit.agents.test_human import moves
-from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.session import RunResult, Session
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.settings import Settings
 
 SETTINGS_PKG = "com.android.settings"
@@ -116,7 +116,7 @@ async def test_a_text_task_rewrites_the_focused_field(tmp_path: Path) -> None:
 async def test_a_script_item_runs_off_the_phone_and_the_manager_reads_it(tmp_path: Path) -> None:
     code = "```python\nprint(sum(range(1, 11)))\n```"
     replies = [plan("<script>Add the numbers 1 to 10</script>"), code, done("55")]
-    from ufo_mobile.sandbox.isolation import namespace_problem
+    from ufo_mobile.core.sandbox.isolation import namespace_problem
 
     isolation = "namespaces" if namespace_problem() is None else "process"  # both are tested in tests/unit/sandbox
     result, _ = await run(tmp_path, replies, reasoning={"scripter": {"enabled": True, "isolation": isolation}})

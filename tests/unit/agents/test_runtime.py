@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from tests.unit.agents.test_human import DONE, WIFI, moves, settings, steps
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.session import Session
+from ufo_mobile.core.states.mobile import MobileAgentStateManager
+from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.errors import DeviceDisconnectedError, StateMachineError
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.session import Session
-from ufo_mobile.states.mobile import MobileAgentStateManager
-from ufo_mobile.status import MobileAgentStatus
 
 OPEN = {"status": "CONTINUE", "thought": "settings", "action": {"name": "open_app", "args": {"text": "Settings"}}}
 
@@ -66,8 +66,8 @@ async def test_fail_ends_the_round_and_its_work_runs_once(tmp_path: Path) -> Non
 
 
 def test_finish_to_finish_is_a_no_op_and_states_belong_to_one_registry() -> None:
-    from ufo_mobile.agents.base import BasicAgent
-    from ufo_mobile.states.rulebook import MOBILE_RULES
+    from ufo_mobile.core.agents.base import BasicAgent
+    from ufo_mobile.core.states.rulebook import MOBILE_RULES
 
     agent = BasicAgent("A", MobileAgentStateManager(), MOBILE_RULES)
     finish = agent.state_manager.get_state(MobileAgentStatus.FINISH)
@@ -82,8 +82,8 @@ def test_finish_to_finish_is_a_no_op_and_states_belong_to_one_registry() -> None
 
 
 async def test_a_working_state_without_a_context_says_so() -> None:
-    from ufo_mobile.agents.base import BasicAgent
-    from ufo_mobile.states.rulebook import MOBILE_RULES
+    from ufo_mobile.core.agents.base import BasicAgent
+    from ufo_mobile.core.states.rulebook import MOBILE_RULES
 
     agent = BasicAgent("A", MobileAgentStateManager(), MOBILE_RULES)
     state = agent.state_manager.get_state(MobileAgentStatus.CONTINUE)

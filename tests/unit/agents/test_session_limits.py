@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from tests.fakes import FakeDriver, ManualTimer, WaitsForever
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.errors import DeviceDisconnectedError, DeviceTimeoutError
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import DeviceSettings, LimitSettings, LogSettings, ModelSettings, Settings, TaskSettings
 
 TAP_WIFI = {"status": "CONTINUE", "thought": "tap", "action": {"name": "click", "args": {"index": 1, "text": "Wi-Fi"}}}
@@ -181,7 +181,7 @@ async def test_after_the_phone_stops_answering_the_final_screenshot_is_one_short
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A frozen phone: the step's call timed out; the final screenshot gets one short try instead of
     a second full command timeout (here an hour: waiting for it would hang the test)."""
-    from ufo_mobile.agents import base as agents_base
+    from ufo_mobile.core.agents import base as agents_base
 
     monkeypatch.setattr(agents_base, "LOST_PHONE_PROBE_SECONDS", 0.01)
 

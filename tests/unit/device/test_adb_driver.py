@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from ufo_mobile.device.adb import AdbDriver
-from ufo_mobile.device.adb_dump import dump_failure_kind, pin_client
-from ufo_mobile.device.adb_screen import display_ids, png_from
-from ufo_mobile.device.adb_text import ADB_KEYBOARD, U2_KEYBOARD, parse_broadcast
-from ufo_mobile.device.base import CurrentApp, KeyboardState
+from ufo_mobile.core.device.adb import AdbDriver
+from ufo_mobile.core.device.adb_dump import dump_failure_kind, pin_client
+from ufo_mobile.core.device.adb_screen import display_ids, png_from
+from ufo_mobile.core.device.adb_text import ADB_KEYBOARD, U2_KEYBOARD, parse_broadcast
+from ufo_mobile.core.device.base import CurrentApp, KeyboardState
 from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DumpUnavailableError
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"x" * 17 + b"\x00\x00\x00\x00IEND\xaeB`\x82"
@@ -334,7 +334,7 @@ def test_the_adb_servers_version_is_asked_once(monkeypatch: pytest.MonkeyPatch) 
     """adbutils asks for it before every command to a device named by serial: one more connection each."""
     import adbutils
 
-    from ufo_mobile.device.adb_base import AdbServerClient
+    from ufo_mobile.core.device.adb_base import AdbServerClient
 
     asked: list[int] = []
 

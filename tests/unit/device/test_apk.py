@@ -38,7 +38,7 @@ from ufo_mobile.apk import (
     resolve_string,
 )
 from ufo_mobile.errors import ApkError
-from ufo_mobile.sim.apkgen import APP_NAME_ID, binary_xml, build_apk, manifest_element, zip_archive
+from ufo_mobile.sim.android.apkgen import APP_NAME_ID, binary_xml, build_apk, manifest_element, zip_archive
 
 LABELS = ["Notes", "设置", "📷 Camera 🎉", "Ünïcödé ✓ Ω", "x" * 200, "設定アプリ" * 40]
 NO_DEFAULT = {"fr": "Réglages", "en": "Settings"}

@@ -5,8 +5,8 @@ import threading
 import adbutils
 import pytest
 
-from ufo_mobile.device.adb import label_for, typeable_with_input_text
-from ufo_mobile.device.blocking import call_blocking, classify
+from ufo_mobile.core.device.adb import label_for, typeable_with_input_text
+from ufo_mobile.core.device.blocking import call_blocking, classify
 from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DeviceTimeoutError
 
 
@@ -72,7 +72,7 @@ def test_a_call_that_never_returns_does_not_keep_the_process_alive() -> None:
 
     program = (
         "import asyncio, threading\n"
-        "from ufo_mobile.device.blocking import call_blocking\n"
+        "from ufo_mobile.core.device.blocking import call_blocking\n"
         "from ufo_mobile.errors import DeviceTimeoutError\n"
         "async def main():\n"
         "    try:\n"
@@ -89,7 +89,7 @@ def test_a_call_that_never_returns_does_not_keep_the_process_alive() -> None:
 
 
 async def test_daemon_workers_are_kept_for_the_next_call_and_a_hung_one_holds_nothing_up() -> None:
-    from ufo_mobile.device.blocking import DaemonWorkers
+    from ufo_mobile.core.device.blocking import DaemonWorkers
 
     workers = DaemonWorkers("test")
     first = await call_blocking(threading.get_ident, limit=60, serial="s", what="x", workers=workers)
@@ -114,7 +114,7 @@ def test_idle_daemon_workers_end_and_never_keep_the_process_alive() -> None:
 
     program = (
         "import asyncio, threading, time\n"
-        "from ufo_mobile.device.blocking import DaemonWorkers, call_blocking\n"
+        "from ufo_mobile.core.device.blocking import DaemonWorkers, call_blocking\n"
         "from ufo_mobile.errors import DeviceTimeoutError\n"
         "workers = DaemonWorkers('w', idle_seconds=0.05)\n"
         "async def main():\n"

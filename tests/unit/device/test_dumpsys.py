@@ -8,8 +8,8 @@ InputMethodManagerService / ImeVisibilityStateComputer (``mInputShown=``)."""
 
 from __future__ import annotations
 
-from ufo_mobile.device.base import CurrentApp
-from ufo_mobile.device.dumpsys import focused_app, ime_frame, keyboard_shown, resumed_activity, window_packages
+from ufo_mobile.core.device.base import CurrentApp
+from ufo_mobile.core.device.dumpsys import focused_app, ime_frame, keyboard_shown, resumed_activity, window_packages
 
 
 def lines(*rows: str) -> str:

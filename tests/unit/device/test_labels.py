@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ufo_mobile.device.labels import (
+from ufo_mobile.core.device.labels import (
     LabelCache,
     Listed,
     cache_key,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ufo_mobile.device.uixml import FieldText, focused_field, order_roots, window_count
+from ufo_mobile.core.device.uixml import FieldText, focused_field, order_roots, window_count
 
 PROLOG = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\r\n"
 

@@ -16,13 +16,13 @@ from lxml import etree
 from pydantic import ValidationError
 
 from tests.fakes import FakeDriver
-from ufo_mobile.device.base import AppInfo, CurrentApp, DeviceDriver
-from ufo_mobile.device.recording import RecordedAction, RecordingDriver, load_recording, replay
-from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.device.stealth import StealthDriver, StealthSettings
-from ufo_mobile.device.wrappers import DriverWrapper
+from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver
+from ufo_mobile.core.device.recording import RecordedAction, RecordingDriver, load_recording, replay
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.device.stealth import StealthDriver, StealthSettings
+from ufo_mobile.core.device.wrappers import DriverWrapper
+from ufo_mobile.core.trace.writer import Redactor, RunWriter
 from ufo_mobile.errors import DeviceCommandError, RecordingError
-from ufo_mobile.trace.writer import Redactor, RunWriter
 
 SETTINGS = "com.android.settings"
 NOTES = "com.example.notes"

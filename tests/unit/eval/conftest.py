@@ -13,12 +13,12 @@ import functools
 
 import pytest
 
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.sim import SimDriver
 from ufo_mobile.eval import SuiteTask, load_suite
 from ufo_mobile.eval.runner import default_settings
 from ufo_mobile.settings import Settings
 from ufo_mobile.shipped import CONFIG_DIR
-from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 SUITE = CONFIG_DIR / "suite"
 

@@ -17,10 +17,10 @@ import pytest
 from tests.openai_server import OpenAIServer, chat
 from tests.unit.eval.conftest import SUITE, suite_tasks
 from tests.unit.test_cli_runs import run_cli
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
 from ufo_mobile.eval.campaign import Campaign, plan
 from ufo_mobile.eval.results import read_results
 from ufo_mobile.eval.runner import default_settings
-from ufo_mobile.llm.scripted import Script, ScriptedModel
 
 PICK = "shop-*,clock-impossible-delete,settings-connected-network"
 

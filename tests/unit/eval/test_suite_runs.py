@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.unit.eval.conftest import StillSimDriver, suite_tasks
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.eval import give_up_model, oracle_model, run_task
-from ufo_mobile.llm.scripted import Script, ScriptedModel
 from ufo_mobile.settings import Settings
 
 TASKS = {task.id: task for task in suite_tasks()}

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from ufo_mobile.core.session import RunResult
 from ufo_mobile.fleet.devices import Phone
 from ufo_mobile.fleet.jobs import Event, Job, Task, run_id_for
 from ufo_mobile.fleet.runner import RunControl, device_error, run_job, settings_for
-from ufo_mobile.session import RunResult
 from ufo_mobile.shipped import CONFIG_DIR
 
 DEMO = CONFIG_DIR / "tasks" / "demo.yaml"

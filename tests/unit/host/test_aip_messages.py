@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from ufo_mobile.host.aip import (
+from ufo_mobile.host.aip.protocol import (
     AipError,
     ClientMessage,
     ClientMessageType,
@@ -18,7 +18,7 @@ from ufo_mobile.host.aip import (
     parse_client_message,
     task_metadata,
 )
-from ufo_mobile.host.service import task_status
+from ufo_mobile.host.aip.service import task_status
 
 # UFO³ aip/messages.py (microsoft/UFO b28183f): the fields and values a constellation reads and writes
 AIP_CLIENT_FIELDS = {"type", "status", "client_type", "session_id", "task_name", "client_id", "target_id", "request",

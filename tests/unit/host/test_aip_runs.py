@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from ufo_mobile.core.session import RunControl
 from ufo_mobile.fleet.devices import Phone, sim_phones
-from ufo_mobile.host.serve_runs import Refused, Runs, ServeTask
-from ufo_mobile.host.serve_session import Emit
-from ufo_mobile.session import RunControl
+from ufo_mobile.host.aip.runs import Refused, Runs, ServeTask
+from ufo_mobile.host.aip.session import Emit
 from ufo_mobile.settings import Settings
 
 

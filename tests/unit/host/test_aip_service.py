@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from ufo_mobile.core.session import RunControl
 from ufo_mobile.fleet.devices import Phone, sim_phones
-from ufo_mobile.host.aip import ClientType, ServerMessage
-from ufo_mobile.host.serve_session import Emit
-from ufo_mobile.host.service import ServeOptions, TaskService
-from ufo_mobile.session import RunControl
+from ufo_mobile.host.aip.protocol import ClientType, ServerMessage
+from ufo_mobile.host.aip.service import ServeOptions, TaskService
+from ufo_mobile.host.aip.session import Emit
 from ufo_mobile.settings import Settings
 
 
@@ -209,7 +209,7 @@ async def test_device_info_lists_the_phones_and_who_is_busy(service: TaskService
 async def test_a_frame_the_reader_fails_on_is_an_error_reply(service: TaskService,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """A fault of ours while reading a frame answers that frame; the connection is not closed."""
-    import ufo_mobile.host.service as module
+    import ufo_mobile.host.aip.service as module
 
     def broken(frame: str | bytes) -> None:
         raise TypeError("a fault of ours")

@@ -12,9 +12,9 @@ from pydantic import SecretStr
 
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.fleet.devices import Phone, sim_phones
-from ufo_mobile.host.aip import parse_client_message, task_metadata
-from ufo_mobile.host.serve_phones import pick
-from ufo_mobile.host.serve_tasks import settings_of_task
+from ufo_mobile.host.aip.phones import pick
+from ufo_mobile.host.aip.protocol import parse_client_message, task_metadata
+from ufo_mobile.host.aip.tasks import settings_of_task
 from ufo_mobile.settings import Settings
 
 

@@ -14,8 +14,8 @@ import pytest
 import ufo_mobile
 from tests.fakes import FakeDriver
 from ufo_mobile import AgentState, RunContext, Settings, open_agent
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
 from ufo_mobile.errors import DeviceDisconnectedError
-from ufo_mobile.llm.scripted import Script, ScriptedModel
 from ufo_mobile.settings import LogSettings, ModelSettings, TaskSettings
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from ufo_mobile.host.mcp_limits import SessionLimits
-from ufo_mobile.host.mcp_sessions import TOKEN_CLIENT, SessionBook, StaticTokenVerifier
+from ufo_mobile.host.mcp.limits import SessionLimits
+from ufo_mobile.host.mcp.sessions import TOKEN_CLIENT, SessionBook, StaticTokenVerifier
 
 
 def open_session(book: SessionBook, client: str, session_id: str) -> list[str] | None:

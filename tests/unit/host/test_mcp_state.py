@@ -12,13 +12,13 @@ import pytest
 from mcp import Client
 
 from tests.mcp_calls import call
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.sim import SimDriver
 from ufo_mobile.errors import DeviceTimeoutError
-from ufo_mobile.host.mcp_device import parse_answers, shell_script
-from ufo_mobile.host.mcp_server import build_server
-from ufo_mobile.host.mcp_state import CONTROLS_TTL, MobileServerState
-from ufo_mobile.host.mcp_tools import key_name
-from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.host.mcp.device import parse_answers, shell_script
+from ufo_mobile.host.mcp.server import build_server
+from ufo_mobile.host.mcp.state import CONTROLS_TTL, MobileServerState
+from ufo_mobile.host.mcp.tools import key_name
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 
 class CountingDriver(SimDriver):

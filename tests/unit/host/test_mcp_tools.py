@@ -12,10 +12,10 @@ import pytest
 from mcp import Client
 
 from tests.mcp_calls import call
-from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.host.mcp_server import build_server
-from ufo_mobile.host.mcp_state import MobileServerState
-from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.host.mcp.server import build_server
+from ufo_mobile.host.mcp.state import MobileServerState
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 # UFO's mobile_mcp_server.py: every tool's arguments, which are required, and the defaults
 UFO_DATA = {

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from ufo_mobile.core.llm.endpoint import OPENAI_URL, Endpoint, resolve_endpoint
+from ufo_mobile.core.llm.factory import make_model
+from ufo_mobile.core.llm.openai_chat import OpenAIChatModel
+from ufo_mobile.core.llm.scripted import ScriptedModel
 from ufo_mobile.errors import ConfigError
-from ufo_mobile.llm.endpoint import OPENAI_URL, Endpoint, resolve_endpoint
-from ufo_mobile.llm.factory import make_model
-from ufo_mobile.llm.openai_chat import OpenAIChatModel
-from ufo_mobile.llm.scripted import ScriptedModel
 from ufo_mobile.settings import ModelSettings, load_settings
 
 KEY = "sk-test-0123456789"

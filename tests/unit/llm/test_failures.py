@@ -8,8 +8,8 @@ import httpx2
 import openai
 import pytest
 
-from ufo_mobile.llm.endpoint import Endpoint
-from ufo_mobile.llm.failures import Failure, Verdict, classify
+from ufo_mobile.core.llm.endpoint import Endpoint
+from ufo_mobile.core.llm.failures import Failure, Verdict, classify
 
 KEY = "sk-secret-abcdef123456"
 OPENAI = Endpoint("openai", "gpt-4o", "https://api.openai.com/v1", KEY, "OPENAI_API_KEY")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ufo_mobile.llm.image_tokens import fit_to_tiles, image_tokens, scaled_for_tiling, tiles
+from ufo_mobile.core.llm.image_tokens import fit_to_tiles, image_tokens, scaled_for_tiling, tiles
 
 
 @pytest.mark.parametrize(("size", "detail", "tokens"), [

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ufo_mobile.errors import LLMOutputParseError
-from ufo_mobile.llm.manager_reply import (
+from ufo_mobile.core.llm.manager_reply import (
     Final,
     ManagerReply,
     ManagerReplyError,
@@ -14,6 +13,7 @@ from ufo_mobile.llm.manager_reply import (
     remember,
     render_plan,
 )
+from ufo_mobile.errors import LLMOutputParseError
 
 FULL = """Sure, here is my answer.
 ```xml

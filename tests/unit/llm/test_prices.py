@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from ufo_mobile.llm.prices import Price, PriceTable
+from ufo_mobile.core.llm.prices import Price, PriceTable
 from ufo_mobile.settings import PriceSettings
 
 

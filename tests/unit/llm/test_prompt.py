@@ -10,23 +10,23 @@ from typing import Any
 import pytest
 
 from tests.fakes import SCREEN_XML, FakeDriver, blank_png
-from ufo_mobile.device.base import AppInfo, CurrentApp
-from ufo_mobile.llm.prompt import PromptError, PromptTemplates
-from ufo_mobile.llm.reply import parse_reply
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.llm.structured import OutputSpec
-from ufo_mobile.memory.messages import ImagePart, TextPart
-from ufo_mobile.memory.records import StepRecord
-from ufo_mobile.memory.state import SharedState
-from ufo_mobile.processors.context import Observation, StepContext
-from ufo_mobile.processors.llm_interaction import LLMInteraction
-from ufo_mobile.tools.build import build_tool_registry
-from ufo_mobile.tools.credentials import CredentialManager
-from ufo_mobile.tools.registry import ToolRegistry
-from ufo_mobile.ui.format import FormatOptions, screen_legend
-from ufo_mobile.ui.provider import AndroidStateProvider
-from ufo_mobile.ui.screen_images import ScreenImages
-from ufo_mobile.ui.state import build_ui_state
+from ufo_mobile.core.device.base import AppInfo, CurrentApp
+from ufo_mobile.core.llm.prompt import PromptError, PromptTemplates
+from ufo_mobile.core.llm.reply import parse_reply
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.llm.structured import OutputSpec
+from ufo_mobile.core.memory.messages import ImagePart, TextPart
+from ufo_mobile.core.memory.records import StepRecord
+from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.processors.context import Observation, StepContext
+from ufo_mobile.core.processors.llm_interaction import LLMInteraction
+from ufo_mobile.core.tools.build import build_tool_registry
+from ufo_mobile.core.tools.credentials import CredentialManager
+from ufo_mobile.core.tools.registry import ToolRegistry
+from ufo_mobile.core.ui.format import FormatOptions, screen_legend
+from ufo_mobile.core.ui.provider import AndroidStateProvider
+from ufo_mobile.core.ui.screen_images import ScreenImages
+from ufo_mobile.core.ui.state import build_ui_state
 
 
 def registry() -> ToolRegistry:

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from ufo_mobile.llm.manager_reply import parse_manager_reply
-from ufo_mobile.llm.prompt import PromptError, PromptTemplates
-from ufo_mobile.llm.reply import parse_reply
-from ufo_mobile.llm.subagent_reply import parse_code_reply, parse_text_reply
-from ufo_mobile.processors.codeact import python_signatures
-from ufo_mobile.status import MODEL_STATUSES
+from ufo_mobile.core.llm.manager_reply import parse_manager_reply
+from ufo_mobile.core.llm.prompt import PromptError, PromptTemplates
+from ufo_mobile.core.llm.reply import parse_reply
+from ufo_mobile.core.llm.subagent_reply import parse_code_reply, parse_text_reply
+from ufo_mobile.core.processors.codeact import python_signatures
+from ufo_mobile.core.status import MODEL_STATUSES
 
 EXPECTED = {
     "manager": {

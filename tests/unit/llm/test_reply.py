@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from ufo_mobile.core.llm.reply import parse_reply
 from ufo_mobile.errors import LLMOutputParseError
-from ufo_mobile.llm.reply import parse_reply
 
 
 def test_plain_json() -> None:

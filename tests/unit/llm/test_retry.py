@@ -8,7 +8,7 @@ from email.utils import format_datetime
 import pytest
 
 from tests.fake_time import WALL, FakeTime
-from ufo_mobile.llm.retry import RetryBudget, RetryBudgetSpent, RetryPolicy, retry_after_seconds
+from ufo_mobile.core.llm.retry import RetryBudget, RetryBudgetSpent, RetryPolicy, retry_after_seconds
 from ufo_mobile.settings import RetrySettings
 
 NOW = WALL

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.memory.messages import ChatMessage
 from ufo_mobile.errors import ConfigError, LLMError
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.memory.messages import ChatMessage
 
 HELLO = [ChatMessage(role="user", content="hi")]
 

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, RootModel, ValidationError
 
-from ufo_mobile.errors import ConfigError, LLMOutputParseError
-from ufo_mobile.llm.structured import (
+from ufo_mobile.core.llm.structured import (
     MAX_CANDIDATES,
     OutputSettings,
     OutputSpec,
@@ -18,6 +17,7 @@ from ufo_mobile.llm.structured import (
     find_json,
     load_output_spec,
 )
+from ufo_mobile.errors import ConfigError, LLMOutputParseError
 
 HERE = __name__  # tests.unit.llm.test_structured: the models below are loaded by this dotted path
 

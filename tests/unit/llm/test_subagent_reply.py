@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from ufo_mobile.core.llm.subagent_reply import SubAgentReplyError, parse_code_reply, parse_text_reply
 from ufo_mobile.errors import LLMOutputParseError
-from ufo_mobile.llm.subagent_reply import SubAgentReplyError, parse_code_reply, parse_text_reply
 
 
 @pytest.mark.parametrize(("reply", "text"), [

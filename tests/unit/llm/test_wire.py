@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from ufo_mobile.llm.reply import AgentReply
-from ufo_mobile.llm.wire import WireReply, json_schema_format, read_reply, to_openai_messages
-from ufo_mobile.memory.messages import ChatMessage, ImagePart, TextPart
+from ufo_mobile.core.llm.reply import AgentReply
+from ufo_mobile.core.llm.wire import WireReply, json_schema_format, read_reply, to_openai_messages
+from ufo_mobile.core.memory.messages import ChatMessage, ImagePart, TextPart
 
 PNG = b"\x89PNG\r\n\x1a\nfake"
 

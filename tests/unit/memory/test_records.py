@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ufo_mobile.memory.records import StepRecord, render_history
+from ufo_mobile.core.memory.records import StepRecord, render_history
 
 
 def record(step: int, *, ok: bool = True) -> StepRecord:

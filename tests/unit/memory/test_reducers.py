@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from ufo_mobile.memory import reducers as r
-from ufo_mobile.memory.messages import ChatMessage
-from ufo_mobile.memory.state import ActionEntry, SharedState
+from ufo_mobile.core.memory import reducers as r
+from ufo_mobile.core.memory.messages import ChatMessage
+from ufo_mobile.core.memory.state import ActionEntry, SharedState
 
 
 def test_append_unique_keeps_the_first_item_of_an_id() -> None:

@@ -7,16 +7,16 @@ from typing import Any
 import pytest
 
 from tests.fakes import SCREEN_XML, FakeDriver
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.memory.state import ActionEntry, SharedState
+from ufo_mobile.core.processors.context import StepContext
+from ufo_mobile.core.processors.data_collection import DataCollection
+from ufo_mobile.core.session import Session
+from ufo_mobile.core.trace.writer import RunWriter
+from ufo_mobile.core.ui.cache import ControlCache
+from ufo_mobile.core.ui.provider import AndroidStateProvider
 from ufo_mobile.errors import DeviceCommandError, DeviceTimeoutError, DumpUnavailableError
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.memory.state import ActionEntry, SharedState
-from ufo_mobile.processors.context import StepContext
-from ufo_mobile.processors.data_collection import DataCollection
-from ufo_mobile.session import Session
 from ufo_mobile.settings import LogSettings, ModelSettings, PerceptionSettings, Settings, TaskSettings
-from ufo_mobile.trace.writer import RunWriter
-from ufo_mobile.ui.cache import ControlCache
-from ufo_mobile.ui.provider import AndroidStateProvider
 
 MOVED_XML = SCREEN_XML.replace("[0,200][1080,400]", "[0,260][1080,460]")  # the button still sliding in
 

@@ -12,16 +12,16 @@ import pytest
 from PIL import Image, ImageDraw
 
 from tests.fakes import FakeDriver
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.memory.state import SharedState
-from ufo_mobile.processors.context import StepContext
-from ufo_mobile.processors.data_collection import DataCollection
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.processors.context import StepContext
+from ufo_mobile.core.processors.data_collection import DataCollection
+from ufo_mobile.core.session import Session
+from ufo_mobile.core.ui import screen_images
+from ufo_mobile.core.ui.cache import ControlCache
+from ufo_mobile.core.ui.png import encode_png
 from ufo_mobile.report import render_report
-from ufo_mobile.session import Session
 from ufo_mobile.settings import LogSettings, ModelSettings, PerceptionSettings, Settings, TaskSettings
-from ufo_mobile.ui import screen_images
-from ufo_mobile.ui.cache import ControlCache
-from ufo_mobile.ui.png import encode_png
 
 
 def _ctx(step: int = 1) -> StepContext:
@@ -107,8 +107,8 @@ async def test_the_report_shows_the_same_pictures_with_or_without_the_runs_thumb
 
 
 def test_a_thumbnail_stands_for_its_file_only_while_the_file_is_unchanged(tmp_path: Path) -> None:
+    from ufo_mobile.core.trace.writer import RunWriter
     from ufo_mobile.report.images import picture
-    from ufo_mobile.trace.writer import RunWriter
 
     writer = RunWriter(tmp_path / "run")
     image = Image.new("RGB", (1080, 2400), (250, 250, 250))

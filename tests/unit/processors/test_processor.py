@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.processors.base import Middleware, Processor
+from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.errors import ConfigError, DeviceDisconnectedError
-from ufo_mobile.memory.state import SharedState
-from ufo_mobile.processors.base import Middleware, Processor
-from ufo_mobile.processors.context import StepContext
 
 
 def make_ctx() -> StepContext:
@@ -114,9 +114,9 @@ async def test_cancelled_step_is_still_recorded() -> None:
 
 async def test_data_collection_reuses_cached_controls_until_invalidated() -> None:
     from tests.fakes import FakeDriver
-    from ufo_mobile.processors.data_collection import DataCollection
+    from ufo_mobile.core.processors.data_collection import DataCollection
+    from ufo_mobile.core.ui.cache import ControlCache
     from ufo_mobile.settings import PerceptionSettings
-    from ufo_mobile.ui.cache import ControlCache
 
     now = [0.0]
     driver = FakeDriver()

@@ -8,13 +8,13 @@ from __future__ import annotations
 import pytest
 
 from tests.fakes import SCREEN_XML, FakeDriver
-from ufo_mobile.device.base import KeyboardState
-from ufo_mobile.memory.state import ActionEntry, SharedState
-from ufo_mobile.processors.context import StepContext
-from ufo_mobile.processors.data_collection import DataCollection
+from ufo_mobile.core.device.base import KeyboardState
+from ufo_mobile.core.memory.state import ActionEntry, SharedState
+from ufo_mobile.core.processors.context import StepContext
+from ufo_mobile.core.processors.data_collection import DataCollection
+from ufo_mobile.core.ui import provider as provider_module
+from ufo_mobile.core.ui.cache import ControlCache
 from ufo_mobile.settings import PerceptionSettings
-from ufo_mobile.ui import provider as provider_module
-from ufo_mobile.ui.cache import ControlCache
 
 FOCUSED_XML = SCREEN_XML.replace('class="android.widget.EditText"\n package="com.example.app" content-desc="" '
                                  'checkable="false" checked="false" clickable="true" enabled="true"\n focusable="true" '

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.replay.helpers import record_demo
-from ufo_mobile.session import RunResult
+from ufo_mobile.core.session import RunResult
 
 
 @pytest.fixture

@@ -9,15 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import ufo_mobile.sim as sim_package
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.base import Completion
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.memory.messages import ChatMessage
+from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.errors import LLMError
-from ufo_mobile.llm.base import Completion
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.memory.messages import ChatMessage
-from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import Settings, load_settings
 from ufo_mobile.shipped import CONFIG_DIR
-from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
 APPS = Path(sim_package.__file__).resolve().parent / "apps"

@@ -22,12 +22,12 @@ from tests.unit.replay.helpers import (
     settings_app,
     wifi_on,
 )
-from ufo_mobile.device.factory import build_sim_phone
-from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.llm.scripted import ScriptedModel
+from ufo_mobile.core.device.factory import build_sim_phone
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.scripted import ScriptedModel
+from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.replay.cache import RunCache, cache_key, not_cacheable
 from ufo_mobile.replay.trajectory import load_trajectory
-from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import Settings, load_settings
 
 PIN = "73-secret-19"

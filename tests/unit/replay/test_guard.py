@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.unit.replay.test_similarity import SIZE, rows
-from ufo_mobile.llm.reply import ActionCall
+from ufo_mobile.core.llm.reply import ActionCall
 from ufo_mobile.replay.guard import adapt, check
 from ufo_mobile.replay.trajectory import TrajectoryStep
 

@@ -13,7 +13,7 @@ import yaml
 from tests.unit.replay.helpers import click, finish, record_demo, settings_app, steps_of
 from tests.unit.test_cli_runs import only_run_dir as only_run
 from tests.unit.test_cli_runs import run_cli
-from ufo_mobile.session import RunResult
+from ufo_mobile.core.session import RunResult
 
 
 @pytest.fixture

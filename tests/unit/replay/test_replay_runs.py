@@ -21,12 +21,12 @@ from tests.unit.replay.helpers import (
     steps_of,
     wifi_on,
 )
-from ufo_mobile.agents.factory import build_root
-from ufo_mobile.agents.reasoning import ManagerAgent
-from ufo_mobile.agents.replay import ReplayAgent
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.agents.factory import build_root
+from ufo_mobile.core.agents.reasoning import ManagerAgent
+from ufo_mobile.core.agents.replay import ReplayAgent
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.replay import ReplayPlan, load_trajectory
-from ufo_mobile.session import RunResult, Session
 from ufo_mobile.settings import settings_of_run
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from ufo_mobile.core.ui.state import build_ui_state
 from ufo_mobile.replay.similarity import compare, normalise, signatures
-from ufo_mobile.ui.state import build_ui_state
 
 CORPUS = Path(__file__).resolve().parents[4] / "shared" / "data" / "ui_dumps"
 SIZE = (1080, 2400)

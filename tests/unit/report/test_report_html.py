@@ -16,10 +16,10 @@ from fontTools.ttLib import TTFont
 from tests.fonts import require_noto, write_font
 from tests.unit.report.fake_runs import make_run, step_line, write_step
 from ufo_mobile.cli import main
+from ufo_mobile.core.ui import fonts
+from ufo_mobile.core.ui.fonts import faces_for
 from ufo_mobile.report import render_report, webfonts
 from ufo_mobile.report.webfonts import font_faces_css, page_text
-from ufo_mobile.ui import fonts
-from ufo_mobile.ui.fonts import faces_for
 
 HOSTILE = "<script>alert(1)</script>\"><img src=x onerror=alert(2)>'q' \u202eevil\u202c \x1b]0;title\x07 &amp;"
 TAGS = {"html", "head", "meta", "title", "style", "body", "main", "header", "section", "h1", "h2", "h3", "p", "span",

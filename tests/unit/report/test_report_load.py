@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from tests.unit.report.fake_runs import make_run, step_line, write_step
+from ufo_mobile.core.trace.files import RunLock
 from ufo_mobile.report import render_report, write_report
 from ufo_mobile.report.load import load_run
-from ufo_mobile.trace.files import RunLock
 
 
 def test_a_finished_run_is_read_whole(tmp_path: Path) -> None:

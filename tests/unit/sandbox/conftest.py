@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from tests.processes import live_group_members
-from ufo_mobile.sandbox import process
-from ufo_mobile.sandbox.process import SandboxProcess
+from ufo_mobile.core.sandbox import process
+from ufo_mobile.core.sandbox.process import SandboxProcess
 
 HANG_GUARD = 60.0  # seconds; only ever reached when a process really outlives its sandbox
 

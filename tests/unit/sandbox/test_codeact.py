@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from ufo_mobile.sandbox import CodeRun, SandboxLimits, Stop, ToolCall, ToolError, run_codeact
-from ufo_mobile.sandbox import run as run_module
+from ufo_mobile.core.sandbox import CodeRun, SandboxLimits, Stop, ToolCall, ToolError, run_codeact
+from ufo_mobile.core.sandbox import run as run_module
 
 LIMITS = SandboxLimits(wall_seconds=60)  # generous: these tests are not about time
 TOOLS = ["click", "type", "complete"]

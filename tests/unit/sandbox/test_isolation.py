@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from ufo_mobile.core.sandbox import SandboxError, SandboxLimits, run_script
+from ufo_mobile.core.sandbox import isolation as isolation_module
+from ufo_mobile.core.sandbox.cgroup import TreeGroup
+from ufo_mobile.core.sandbox.isolation import Confinement, namespace_problem
 from ufo_mobile.errors import UfoMobileError
-from ufo_mobile.sandbox import SandboxError, SandboxLimits, run_script
-from ufo_mobile.sandbox import isolation as isolation_module
-from ufo_mobile.sandbox.cgroup import TreeGroup
-from ufo_mobile.sandbox.isolation import Confinement, namespace_problem
 
 LIMITS = SandboxLimits(wall_seconds=60)
 ISOLATED = Confinement("namespaces")
@@ -168,8 +168,8 @@ def test_a_virtual_environment_under_tmp_is_in_the_scripts_file_system(tmp_path:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True)
     project = Path(__file__).resolve().parents[3]
-    probe = ("import asyncio\nfrom ufo_mobile.sandbox import run_script\n"
-             "from ufo_mobile.sandbox.isolation import Confinement\n"
+    probe = ("import asyncio\nfrom ufo_mobile.core.sandbox import run_script\n"
+             "from ufo_mobile.core.sandbox.isolation import Confinement\n"
              "run = asyncio.run(run_script('import sys\\nsys.prefix', confinement=Confinement('namespaces')))\n"
              "print(run.value, run.error)")
     done = subprocess.run([str(venv / "bin" / "python"), "-c", probe], capture_output=True, text=True, timeout=120,

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ufo_mobile.sandbox.output import BoundedOutput
+from ufo_mobile.core.sandbox.output import BoundedOutput
 
 
 def test_short_output_is_kept_whole() -> None:

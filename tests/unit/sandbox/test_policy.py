@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ufo_mobile.sandbox import check_code
+from ufo_mobile.core.sandbox import check_code
 
 TOOLS = ("click", "type", "complete")
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.processes import alive
-from ufo_mobile.sandbox import CodeRun, SandboxLimits, run_script
-from ufo_mobile.sandbox import process as process_module
-from ufo_mobile.sandbox.isolation import ISOLATED, Confinement, namespace_problem
+from ufo_mobile.core.sandbox import CodeRun, SandboxLimits, run_script
+from ufo_mobile.core.sandbox import process as process_module
+from ufo_mobile.core.sandbox.isolation import ISOLATED, Confinement, namespace_problem
 
 LIMITS = SandboxLimits(wall_seconds=60)  # generous: these tests are not about time
 HANG_GUARD = 120

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 PLAYGROUND = """
 package: com.example.playground

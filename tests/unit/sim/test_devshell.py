@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from ufo_mobile.sim import SimPhone
-from ufo_mobile.sim.devcmds_input import android_input_text
-from ufo_mobile.sim.devshell import DeviceShell, builtin_commands
-from ufo_mobile.sim.devstate import ADB_IME, DeviceState
-from ufo_mobile.sim.profile import get_profile
-from ufo_mobile.sim.shio import BufferSink, BytesSource, ShellIO
-from ufo_mobile.sim.shparse import ShellSyntaxError, parse
+from ufo_mobile.sim.android.commands.input import android_input_text
+from ufo_mobile.sim.android.devstate import ADB_IME, DeviceState
+from ufo_mobile.sim.android.profile import get_profile
+from ufo_mobile.sim.android.shell import DeviceShell, builtin_commands
+from ufo_mobile.sim.android.shio import BufferSink, BytesSource, ShellIO
+from ufo_mobile.sim.android.shparse import ShellSyntaxError, parse
 
 
 @pytest.fixture

@@ -7,11 +7,11 @@ from __future__ import annotations
 import base64
 
 from tests.unit.sim.test_profile import NOTES, device_with, run
-from ufo_mobile.device.adb_text import bundled_u2_apk
-from ufo_mobile.sim.apkgen import build_apk
-from ufo_mobile.sim.devcmds_input import META_CTRL_ON, press_keycode
-from ufo_mobile.sim.devstate import ADB_IME, DeviceState
-from ufo_mobile.sim.profile import KIND, U2_IME
+from ufo_mobile.core.device.adb_text import bundled_u2_apk
+from ufo_mobile.sim.android.apkgen import build_apk
+from ufo_mobile.sim.android.commands.input import META_CTRL_ON, press_keycode
+from ufo_mobile.sim.android.devstate import ADB_IME, DeviceState
+from ufo_mobile.sim.android.profile import KIND, U2_IME
 
 U2_APK = bundled_u2_apk().read_bytes()
 

@@ -11,12 +11,10 @@ import pytest
 from PIL import Image
 
 from ufo_mobile.sim import SimPhone
-from ufo_mobile.sim.devcmds_system import MULTI_DISPLAY_WARNING
-from ufo_mobile.sim.devshell import DeviceShell
-from ufo_mobile.sim.devstate import ADB_IME, DISPLAY_ID, SECOND_DISPLAY_ID, DeviceState
-from ufo_mobile.sim.dumpsys_wm import task_id
-from ufo_mobile.sim.loader import packaged_app
-from ufo_mobile.sim.profile import (
+from ufo_mobile.sim.android.commands.dumpsys_wm import task_id
+from ufo_mobile.sim.android.commands.system import MULTI_DISPLAY_WARNING
+from ufo_mobile.sim.android.devstate import ADB_IME, DISPLAY_ID, SECOND_DISPLAY_ID, DeviceState
+from ufo_mobile.sim.android.profile import (
     GBOARD_IME,
     KIND,
     MIUI_INPUT_SWITCH,
@@ -25,7 +23,9 @@ from ufo_mobile.sim.profile import (
     get_profile,
     profile_names,
 )
-from ufo_mobile.sim.shio import BufferSink, BytesSource, ShellIO
+from ufo_mobile.sim.android.shell import DeviceShell
+from ufo_mobile.sim.android.shio import BufferSink, BytesSource, ShellIO
+from ufo_mobile.sim.phone.loader import packaged_app
 
 NOTES = "com.example.notes"
 VIDEO = "com.example.video"

@@ -15,15 +15,16 @@ from PIL import Image
 from tests.unit.sim.test_profile import device_with, run, run_bytes
 from ufo_mobile.apk import app_label
 from ufo_mobile.errors import SimulatorError
-from ufo_mobile.sim import SimPhone, keyboard
-from ufo_mobile.sim.catalog import catalog
-from ufo_mobile.sim.devstate import DeviceState
-from ufo_mobile.sim.hierarchy import PROLOG
-from ufo_mobile.sim.loader import builtin_apps, load_app_file, packaged_app
-from ufo_mobile.sim.packages import build_apk_bytes
-from ufo_mobile.sim.profile import KIND, get_profile
-from ufo_mobile.sim.u2server import handle_jsonrpc
-from ufo_mobile.sim.windows import to_u2_xml, window_roots
+from ufo_mobile.sim import SimPhone
+from ufo_mobile.sim.android.catalog import catalog
+from ufo_mobile.sim.android.devstate import DeviceState
+from ufo_mobile.sim.android.packages import build_apk_bytes
+from ufo_mobile.sim.android.profile import KIND, get_profile
+from ufo_mobile.sim.phone import keyboard
+from ufo_mobile.sim.phone.hierarchy import PROLOG
+from ufo_mobile.sim.phone.loader import builtin_apps, load_app_file, packaged_app
+from ufo_mobile.sim.servers.u2.server import handle_jsonrpc
+from ufo_mobile.sim.servers.u2.windows import to_u2_xml, window_roots
 
 NOTES = "com.example.notes"
 TITLE = (540, 327)   # the notes editor's title field
@@ -293,7 +294,7 @@ screens:
 
 def middle(xml: str, wanted: str) -> tuple[int, int]:
     """The centre of the node whose text or resource id (after ``:id/``) is ``wanted``."""
-    from ufo_mobile.ui.hierarchy import parse_hierarchy
+    from ufo_mobile.core.ui.hierarchy import parse_hierarchy
 
     node = next(n for n in parse_hierarchy(xml).nodes if wanted in (n.text, n.resource_name))
     return node.bounds.center

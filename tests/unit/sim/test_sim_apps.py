@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from ufo_mobile.errors import SimulatorError
-from ufo_mobile.sim.loader import builtin_apps, load_app_file, load_app_text
-from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.sim.phone.loader import builtin_apps, load_app_file, load_app_text
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 MINIMAL = """
 package: com.example.mini

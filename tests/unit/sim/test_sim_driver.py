@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ufo_mobile.device.base import AppInfo, CurrentApp, DeviceDriver
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver
+from ufo_mobile.core.device.sim import SimDriver
 from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError
-from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 OPERATIONS = {"connect", "ensure_connected", "close", "tap", "long_press", "swipe", "drag", "input_text",
               "press_key", "start_app", "install_app", "list_packages", "get_apps", "screenshot",

@@ -11,10 +11,10 @@ from lxml import etree
 from PIL import Image
 
 from tests.unit.sim.conftest import Screen
-from ufo_mobile.sim.loader import load_app_text, packaged_app
-from ufo_mobile.sim.phone import SimPhone
-from ufo_mobile.ui.controls import ControlKind, extract_controls
-from ufo_mobile.ui.hierarchy import parse_hierarchy
+from ufo_mobile.core.ui.controls import ControlKind, extract_controls
+from ufo_mobile.core.ui.hierarchy import parse_hierarchy
+from ufo_mobile.sim.phone.loader import load_app_text, packaged_app
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 SETTINGS = "com.android.settings"
 MESSAGES = "com.google.android.apps.messaging"

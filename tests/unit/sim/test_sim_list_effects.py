@@ -9,8 +9,8 @@ import pytest
 
 from tests.unit.sim.conftest import Screen
 from ufo_mobile.errors import SimulatorError
-from ufo_mobile.sim.loader import load_app_text, packaged_app
-from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.sim.phone.loader import load_app_text, packaged_app
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 COUNTER = """
 package: com.example.counter

@@ -9,11 +9,11 @@ import re
 import pytest
 from PIL import Image
 
-from ufo_mobile.sim.hierarchy import to_xml
-from ufo_mobile.sim.loader import builtin_apps, load_app_text
-from ufo_mobile.sim.paint import Fonts, wrap
-from ufo_mobile.sim.phone import SimPhone
-from ufo_mobile.sim.view import ELLIPSIS, TEXT_LIMIT
+from ufo_mobile.sim.phone.hierarchy import to_xml
+from ufo_mobile.sim.phone.loader import builtin_apps, load_app_text
+from ufo_mobile.sim.phone.paint import Fonts, wrap
+from ufo_mobile.sim.phone.simphone import SimPhone
+from ufo_mobile.sim.phone.view import ELLIPSIS, TEXT_LIMIT
 
 MEGABYTE = 1024 * 1024  # over Pillow's own limit of a million characters per measured string
 

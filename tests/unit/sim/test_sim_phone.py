@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ufo_mobile.errors import DeviceCommandError
-from ufo_mobile.sim.phone import SimPhone, fixed_clock
+from ufo_mobile.sim.phone.simphone import SimPhone, fixed_clock
 
 if TYPE_CHECKING:
     from conftest import Screen

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from PIL import Image
 
-from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 if TYPE_CHECKING:
     from conftest import Screen

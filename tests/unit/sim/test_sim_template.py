@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ufo_mobile.sim.model import Condition
-from ufo_mobile.sim.template import Scope, holds, names, render, resolve
+from ufo_mobile.sim.phone.model import Condition
+from ufo_mobile.sim.phone.template import Scope, holds, names, render, resolve
 
 
 def test_placeholders_and_literal_braces() -> None:

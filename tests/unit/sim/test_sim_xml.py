@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import pytest
 from lxml import etree
 
-from ufo_mobile.sim.hierarchy import PROLOG, escape, to_xml
-from ufo_mobile.sim.phone import SimPhone
+from ufo_mobile.sim.phone.hierarchy import PROLOG, escape, to_xml
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 if TYPE_CHECKING:
     from conftest import Screen

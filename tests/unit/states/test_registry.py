@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ufo_mobile.errors import UnknownStateError
-from ufo_mobile.states import (
+from ufo_mobile.core.states import (
     AgentState,
     AgentStateManager,
     ContinueMobileAgentState,
@@ -12,6 +11,7 @@ from ufo_mobile.states import (
     MobileAgentStateManager,
     NoneMobileAgentState,
 )
+from ufo_mobile.errors import UnknownStateError
 
 
 def test_registered_mobile_states_are_found_by_name() -> None:

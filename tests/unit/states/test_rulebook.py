@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
+from ufo_mobile.core.states.rulebook import MOBILE_RULES, AgentMachine
 from ufo_mobile.errors import IllegalTransitionError
-from ufo_mobile.states.rulebook import MOBILE_RULES, AgentMachine
 
 LEGAL = {("NONE", "CONTINUE"), ("NONE", "FAIL"), ("CONTINUE", "CONTINUE"), ("CONTINUE", "FINISH"),
          ("CONTINUE", "FAIL"), ("FAIL", "FINISH"), ("FINISH", "FINISH"),

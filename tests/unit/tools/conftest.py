@@ -8,16 +8,16 @@ from typing import Any
 
 import pytest
 
-from ufo_mobile.device.base import DeviceDriver
-from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.memory.state import SharedState
-from ufo_mobile.tools.build import register_builtin_tools
-from ufo_mobile.tools.context import ActionContext, ActionResult
-from ufo_mobile.tools.credentials import CredentialManager
-from ufo_mobile.tools.registry import ToolRegistry
-from ufo_mobile.ui.cache import ControlCache
-from ufo_mobile.ui.provider import AndroidStateProvider
-from ufo_mobile.ui.state import UIState
+from ufo_mobile.core.device.base import DeviceDriver
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.tools.build import register_builtin_tools
+from ufo_mobile.core.tools.context import ActionContext, ActionResult
+from ufo_mobile.core.tools.credentials import CredentialManager
+from ufo_mobile.core.tools.registry import ToolRegistry
+from ufo_mobile.core.ui.cache import ControlCache
+from ufo_mobile.core.ui.provider import AndroidStateProvider
+from ufo_mobile.core.ui.state import UIState
 
 PLAYGROUND = """
 package: com.example.playground

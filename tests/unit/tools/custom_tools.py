@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ufo_mobile.errors import InvalidActionError
 
 if TYPE_CHECKING:  # only for type checkers: the registry must not need it at run time
-    from ufo_mobile.tools.context import ActionContext
+    from ufo_mobile.core.tools.context import ActionContext
 
 NOT_CALLABLE = 42
 

@@ -10,16 +10,16 @@ import pytest
 
 from tests.fakes import FakeDriver
 from tests.unit.tools.conftest import Harness
-from ufo_mobile.device.sim import SimDriver
-from ufo_mobile.llm.reply import ActionCall
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.memory.reducers import apply_update
-from ufo_mobile.memory.state import SharedState
-from ufo_mobile.processors.action_execution import ActionExecution
-from ufo_mobile.processors.context import Observation, StepContext
-from ufo_mobile.session import Session
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.reply import ActionCall
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.memory.reducers import apply_update
+from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.processors.action_execution import ActionExecution
+from ufo_mobile.core.processors.context import Observation, StepContext
+from ufo_mobile.core.session import Session
+from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.settings import AgentSettings, LogSettings, ModelSettings, Settings, TaskSettings
-from ufo_mobile.status import MobileAgentStatus
 
 SETTINGS, CONTACTS, NOTES = "com.android.settings", "com.android.contacts", "com.example.notes"
 LAUNCHER = "com.android.launcher3"
@@ -266,8 +266,8 @@ async def test_complete_ends_a_run(tmp_path: Path, success: bool, status: str) -
 
 
 async def test_text_typed_into_a_password_field_is_withheld_from_the_recording(tmp_path: Path) -> None:
-    from ufo_mobile.device.recording import RecordingDriver
-    from ufo_mobile.sim.loader import packaged_app
+    from ufo_mobile.core.device.recording import RecordingDriver
+    from ufo_mobile.sim.phone.loader import packaged_app
 
     sim = SimDriver()
     sim.phone.install(packaged_app("com.example.bank"))

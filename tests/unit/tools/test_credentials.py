@@ -10,14 +10,14 @@ import pytest
 
 from tests.unit.tools.conftest import Harness
 from ufo_mobile.cli import main
-from ufo_mobile.device.recording import RecordingDriver, load_recording
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.recording import RecordingDriver, load_recording
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.session import Session
+from ufo_mobile.core.tools.credentials import CredentialManager
+from ufo_mobile.core.trace.writer import escaped_forms
 from ufo_mobile.errors import ConfigError
-from ufo_mobile.llm.scripted import Script, ScriptedModel
-from ufo_mobile.session import Session
 from ufo_mobile.settings import CredentialSettings, LogSettings, ModelSettings, Settings, TaskSettings
-from ufo_mobile.tools.credentials import CredentialManager
-from ufo_mobile.trace.writer import escaped_forms
 
 ROOT = Path(__file__).resolve().parents[3]
 NOTES = "com.example.notes"

@@ -12,15 +12,15 @@ from pydantic import BaseModel
 
 from tests.fakes import FakeDriver
 from tests.unit.tools.conftest import Harness
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.session import Session
+from ufo_mobile.core.tools.build import BUILTIN_TOOLS, build_tool_registry, check_tool_settings
+from ufo_mobile.core.tools.context import ActionContext, ActionResult, ToolExecutionEvent
+from ufo_mobile.core.tools.credentials import CredentialManager
+from ufo_mobile.core.tools.registry import ToolRegistry
+from ufo_mobile.core.ui.provider import AndroidStateProvider
 from ufo_mobile.errors import ConfigError, DeviceCommandError, DeviceDisconnectedError, InvalidActionError
-from ufo_mobile.session import Session
 from ufo_mobile.settings import ModelSettings, Settings, TaskSettings, ToolSettings, load_settings
-from ufo_mobile.tools.build import BUILTIN_TOOLS, build_tool_registry, check_tool_settings
-from ufo_mobile.tools.context import ActionContext, ActionResult, ToolExecutionEvent
-from ufo_mobile.tools.credentials import CredentialManager
-from ufo_mobile.tools.registry import ToolRegistry
-from ufo_mobile.ui.provider import AndroidStateProvider
 
 SEEN: list[dict[str, Any]] = []
 
@@ -307,7 +307,7 @@ async def test_unknown_disabled_tools_are_refused_before_the_run_starts(tmp_path
 
 def test_a_tools_signature_is_worked_out_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """The descriptions go into every step's prompt; the JSON schema behind them is built once per tool."""
-    from ufo_mobile.tools import params
+    from ufo_mobile.core.tools import params
 
     made: list[str] = []
     original = params.signature_text

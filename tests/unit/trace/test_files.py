@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from ufo_mobile.core.trace import files
+from ufo_mobile.core.trace.files import LineAppender, RunLock, SpaceReserve, try_lock, write_atomic
+from ufo_mobile.core.trace.writer import RunWriter
 from ufo_mobile.errors import RunWriteError
-from ufo_mobile.trace import files
-from ufo_mobile.trace.files import LineAppender, RunLock, SpaceReserve, try_lock, write_atomic
-from ufo_mobile.trace.writer import RunWriter
 
 
 class Disk:

@@ -8,8 +8,8 @@ from xml.sax.saxutils import escape
 
 import pytest
 
+from ufo_mobile.core.trace.writer import REDACTED, Redactor
 from ufo_mobile.safe_text import json_printable, printable
-from ufo_mobile.trace.writer import REDACTED, Redactor
 
 SECRETS = ["sk-plain-0123456789abcdef", 'sk-"quoted"\\back\\slash-0123', "sk-ünïcode-ключ-0123", "sk-it's-0123"]
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from ufo_mobile.core.trace import runs
+from ufo_mobile.core.trace.writer import RunWriter
 from ufo_mobile.errors import ConfigError
-from ufo_mobile.trace import runs
-from ufo_mobile.trace.writer import RunWriter
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -22,7 +22,7 @@ def killed_run(log_dir: Path, steps: int, *, partial_line: bool = False) -> Path
     program = (
         "import os, signal, sys\n"
         "from pathlib import Path\n"
-        "from ufo_mobile.trace.writer import RunWriter\n"
+        "from ufo_mobile.core.trace.writer import RunWriter\n"
         "w = RunWriter.open(Path(sys.argv[1]), 'killed')\n"
         "w.write_run({'run_id': 'killed', 'status': 'RUNNING', 'task': 'a task'})\n"
         "for n in range(1, int(sys.argv[2]) + 1):\n"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ufo_mobile.trace.writer import REDACTED, Redactor
+from ufo_mobile.core.trace.writer import REDACTED, Redactor
 
 KEY = "sk-test-0123456789abcdefghijKLMNOP"
 

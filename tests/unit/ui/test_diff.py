@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ufo_mobile.ui.diff import describe_change
+from ufo_mobile.core.ui.diff import describe_change
 
 
 def screen(*controls: list[Any], app: str = "com.android.settings", keyboard: bool = False) -> dict[str, Any]:

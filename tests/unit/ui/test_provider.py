@@ -6,10 +6,10 @@ import pytest
 from lxml import etree
 
 from tests.fakes import SCREEN_XML, FakeDriver
-from ufo_mobile.device.base import KeyboardState
-from ufo_mobile.device.sim import SimDriver
+from ufo_mobile.core.device.base import KeyboardState
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.ui.provider import AndroidStateProvider, StateProvider
 from ufo_mobile.errors import DeviceCommandError, DumpUnavailableError, UIParseError
-from ufo_mobile.ui.provider import AndroidStateProvider, StateProvider
 
 
 class Dumps(FakeDriver):

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from ufo_mobile.core.ui import KIND_COLORS, Bounds, ControlKind, annotate, build_ui_state, downscale, render_blank
+from ufo_mobile.core.ui.annotate import layout_labels
 from ufo_mobile.errors import UIParseError
-from ufo_mobile.ui import KIND_COLORS, Bounds, ControlKind, annotate, build_ui_state, downscale, render_blank
-from ufo_mobile.ui.annotate import layout_labels
 
 LoadDump = Callable[[str], bytes]
 

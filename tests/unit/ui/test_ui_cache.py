@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-import ufo_mobile.ui as ui_pkg
-from ufo_mobile.ui import ControlCache, UIState, build_ui_state
+import ufo_mobile.core.ui as ui_pkg
+from ufo_mobile.core.ui import ControlCache, UIState, build_ui_state
 
 XML = ('<hierarchy rotation="0"><node class="android.widget.Button" package="p" text="OK" clickable="true" '
        'bounds="[0,0][100,50]"/></hierarchy>')

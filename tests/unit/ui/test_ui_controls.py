@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tests.ui_coverage import uncovered
-from ufo_mobile.ui import (
+from ufo_mobile.core.ui import (
     Bounds,
     Control,
     ControlKind,

@@ -15,8 +15,8 @@ import pytest
 from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from tests.fonts import require_noto, write_font
-from ufo_mobile.ui import build_ui_state, fonts, render_blank
-from ufo_mobile.ui.fonts import draw_text, face_for, faces_for, font_faces, font_runs, label_font, pillow_font
+from ufo_mobile.core.ui import build_ui_state, fonts, render_blank
+from ufo_mobile.core.ui.fonts import draw_text, face_for, faces_for, font_faces, font_runs, label_font, pillow_font
 
 NO_GLYPH = "\ue000"  # private use: no font has it, so it is drawn as the font's "missing" box
 LATIN = "".join(chr(c) for c in range(0x20, 0x7F))

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ufo_mobile.ui import build_ui_state, quote
-from ufo_mobile.ui.format import FLAG_NAMES, LINE_FIELDS
+from ufo_mobile.core.ui import build_ui_state, quote
+from ufo_mobile.core.ui.format import FLAG_NAMES, LINE_FIELDS
 
 LoadDump = Callable[[str], bytes]
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 from lxml import etree
 
+from ufo_mobile.core.ui import Bounds, parse_hierarchy
 from ufo_mobile.errors import UIParseError
-from ufo_mobile.ui import Bounds, parse_hierarchy
 
 LoadDump = Callable[[str], bytes]
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from ufo_mobile.ui import build_ui_state
-from ufo_mobile.ui import screen_images as screen_images_module
-from ufo_mobile.ui.png import BAND_ROWS, MIN_ZERO_RUN, encode_png
-from ufo_mobile.ui.screen_images import THUMBNAIL_SIDE, ScreenImages
-from ufo_mobile.ui.screenshot import decode, is_blank, shrink
+from ufo_mobile.core.ui import build_ui_state
+from ufo_mobile.core.ui import screen_images as screen_images_module
+from ufo_mobile.core.ui.png import BAND_ROWS, MIN_ZERO_RUN, encode_png
+from ufo_mobile.core.ui.screen_images import THUMBNAIL_SIDE, ScreenImages
+from ufo_mobile.core.ui.screenshot import decode, is_blank, shrink
 
 SCREEN = ('<hierarchy rotation="0"><node class="android.widget.FrameLayout" package="p" bounds="[0,0][1080,2400]">'
           '<node class="android.widget.Button" package="p" clickable="true" text="OK" bounds="[100,300][980,500]"/>'

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ufo_mobile.ui import Bounds, build_ui_state, parse_hierarchy
+from ufo_mobile.core.ui import Bounds, build_ui_state, parse_hierarchy
 
 FULL = ('<node index="{index}" text="Tom &amp; Jerry" resource-id="com.x:id/t" class="android.widget.Button" '
         'package="com.x" content-desc="d" checkable="true" checked="true" clickable="true" enabled="false" '

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
+from ufo_mobile.core.ui import build_ui_state
+from ufo_mobile.core.ui.state import describe_ids
 from ufo_mobile.errors import ElementNotFoundError, InvalidActionError, StaleObservationError, UIParseError
-from ufo_mobile.ui import build_ui_state
-from ufo_mobile.ui.state import describe_ids
 
 LoadDump = Callable[[str], bytes]
 

@@ -1,0 +1,247 @@
+"""The flat MobileAgent: one four-phase processor driven by its state machine.
+
+CONTINUE runs a step (observe, ask the model, act, remember). TAKEOVER asks a person to do what the
+model asked for on the phone and waits for them; PENDING puts the model's question to the user;
+CONFIRM asks a person to approve the action the step chose, then finishes the same step with it
+(run, or refused for the model to read). With nobody to ask, a takeover or a question ends the run
+as needing a person (``human.unattended`` decides about approvals). FAIL keeps the final screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from ufo_mobile.core.agents.base import BasicAgent, closing_limit
+from ufo_mobile.core.agents.human import AskRequest, ConfirmRequest, Operator, PersonInTheLoop, TakeoverRequest
+from ufo_mobile.core.agents.limits import StepTimer, event_loop_timer
+from ufo_mobile.core.context import RunContext
+from ufo_mobile.core.device.base import DeviceDriver
+from ufo_mobile.core.llm.base import ChatModel
+from ufo_mobile.core.llm.reply import ActionCall
+from ufo_mobile.core.llm.structured import OutputSpec, load_output_spec
+from ufo_mobile.core.memory.records import StepRecord
+from ufo_mobile.core.memory.reducers import apply_update
+from ufo_mobile.core.processors.action_execution import ActionExecution
+from ufo_mobile.core.processors.base import Middleware, Phase, Processor
+from ufo_mobile.core.processors.confirm import Attendance, ConfirmPolicy
+from ufo_mobile.core.processors.context import StepContext
+from ufo_mobile.core.processors.data_collection import DataCollection
+from ufo_mobile.core.processors.llm_interaction import LLMInteraction
+from ufo_mobile.core.processors.memory_update import MemoryUpdate
+from ufo_mobile.core.processors.recorder import StepRecorder
+from ufo_mobile.core.states.base import AgentStateManager
+from ufo_mobile.core.states.mobile import MobileAgentStateManager
+from ufo_mobile.core.states.rulebook import MOBILE_RULES, Rulebook
+from ufo_mobile.core.status import MobileAgentStatus
+from ufo_mobile.core.tools.build import build_tool_registry
+from ufo_mobile.core.tools.credentials import CredentialManager
+from ufo_mobile.core.tools.registry import ToolRegistry
+from ufo_mobile.core.ui.cache import ControlCache
+from ufo_mobile.core.ui.format import FormatOptions
+from ufo_mobile.core.ui.provider import AndroidStateProvider, StateProvider
+from ufo_mobile.errors import DeviceError, RunWriteError
+from ufo_mobile.settings import Settings
+
+
+class MobileAgent(BasicAgent):
+    #: this agent's rulebook (reasoning mode's executor has its own)
+    rules: Rulebook = MOBILE_RULES
+    #: the model answers in the JSON reply format (CodeAct's answers are code, which calls the tools)
+    json_replies: ClassVar[bool] = True
+
+    @staticmethod
+    def new_state_manager() -> AgentStateManager:
+        return MobileAgentStateManager()
+
+    def __init__(self, name: str, *, device: DeviceDriver, model: ChatModel, settings: Settings,
+                 tools: ToolRegistry | None = None, state_manager: AgentStateManager | None = None,
+                 middleware: tuple[Middleware, ...] = (), logger: Any = None,
+                 clock: Callable[[], float] = time.monotonic, step_timer: StepTimer = event_loop_timer,
+                 state_provider: StateProvider | None = None, credentials: CredentialManager | None = None,
+                 operator: Operator | None = None) -> None:
+        super().__init__(name, state_manager or self.new_state_manager(), self.rules, limits=settings.limits,
+                         step_timer=step_timer, logger=logger)
+        self.device = device
+        self.model = model
+        self.settings = settings
+        self.credentials = credentials or CredentialManager()
+        self._redact: Callable[[str], str] | None = None  # the run's Redactor.text, once the run is known
+        self.state_provider: StateProvider = state_provider or AndroidStateProvider(
+            device, dump_retries=settings.perception.dump_retries,
+            unavailable_retries=settings.perception.dump_refused_retries,
+            retry_delay=settings.perception.dump_retry_delay_seconds, redact=self._redact_dump, logger=logger,
+            format_options=FormatOptions(legend=False))  # the legend is in the system prompt
+        self.tools = tools or build_tool_registry(settings, device, self.state_provider, self.credentials)
+        if self.json_replies:  # the reply's own fields keep facts ("remember") and end the task ("status")
+            self.tools.disable(["remember", "complete"])
+        self.clock = clock
+        self.cache = ControlCache(settings.perception.control_cache_ttl_seconds, clock=clock)
+        self.middleware = middleware
+        self.operator = operator  # the person in the loop; None: nobody can take over or approve
+        self.pending: StepContext | None = None  # the step whose action waits for approval
+        self._processor: Processor | None = None
+        self._confirm_processor: Processor | None = None
+
+    def _redact_dump(self, text: str) -> str:
+        """Secrets typed into a visible field never reach the model or the logs."""
+        return self._redact(text) if self._redact is not None else text
+
+    def processor(self, context: RunContext) -> Processor:
+        """The processor is built once per run: its phases keep per-run caches (apps)."""
+        if self._processor is None:
+            self._redact = context.writer.redactor.text
+            p = self.settings.perception
+            phases = (
+                DataCollection(self.device, self.cache, p, logger=context.logger, clock=self.clock,
+                               provider=self.state_provider),
+                self.interaction(context),
+                self.execution(),
+                MemoryUpdate(),
+            )
+            recorder = StepRecorder(context.writer, annotate=p.annotate)
+            self._processor = Processor(phases, recorder=recorder, middleware=self.middleware)
+            # the step that waited for approval goes on: the same action and memory phases, without
+            # observing or asking again
+            self._confirm_processor = Processor(phases[2:], recorder=recorder, middleware=self.middleware)
+        return self._processor
+
+    def attendance(self) -> Attendance:
+        """Whether a person can be asked in this run, and what happens to approvals when not."""
+        return Attendance(self.operator is not None, self.settings.human.unattended)
+
+    #: the model phase's class (reasoning mode's executor and text manipulator use their own)
+    interaction_class: type[LLMInteraction] = LLMInteraction
+
+    def interaction(self, context: RunContext) -> LLMInteraction:
+        """Phase 2: the model phase."""
+        p = self.settings.perception
+        model_settings = self.settings.model_for(self.model_role)
+        return self.interaction_class(
+            context.model_for(self.model_role, self.model), self.tools, history_steps=self.settings.agent.history_steps,
+            vision=model_settings.vision,
+            image_detail=p.image_detail, clean_screenshot=p.send_clean_screenshot, secret_ids=self.credentials.ids(),
+            logger=context.logger, redact=context.writer.redactor.text, output=self.output_spec(),
+            max_actions=self.settings.agent.max_actions_per_turn, attendance=self.attendance())
+
+    def execution(self) -> Phase:
+        """Phase 3: run the chosen actions."""
+        return ActionExecution(self.tools, self.device, self.cache, self.settings.agent,
+                               state_provider=self.state_provider, credentials=self.credentials,
+                               policy=self.confirm_policy(), attendance=self.attendance())
+
+    def output_spec(self) -> OutputSpec | None:
+        """The final answer's shape, when the task asks for structured output (and this agent ends it)."""
+        output = self.settings.task.output
+        return load_output_spec(output) if output is not None and self.ends_task else None
+
+    def confirm_policy(self) -> ConfirmPolicy:
+        c = self.settings.human.confirm
+        return ConfirmPolicy.of(c.tools, c.apps, c.when_model_asks)
+
+    async def process(self, context: RunContext) -> None:
+        if context.interrupted:
+            self.fail_with(context.stop_reason)
+            return
+        processor = self.processor(context)
+        await self.run_step(context, processor, self.new_step(context))
+
+    async def take_over(self, context: RunContext) -> None:
+        """The TAKEOVER state's work: a person does on the phone what the model asked for."""
+        message, app = self.reason, context.shared.current_package_name
+        person = PersonInTheLoop(self.operator, self.settings.human.timeout_seconds, context)
+        answer = await person.take_over(TakeoverRequest(context.run_id, context.step, message, app))
+        if isinstance(answer, str):  # nobody answered: why
+            _nobody(self, context, answer)
+            return
+        if not answer.done:
+            self.fail_with(f"the person did not take over: {answer.note or 'declined'}")
+            return
+        note = answer.note or "done"
+        record = StepRecord(step=context.step, agent=self.name, status=MobileAgentStatus.TAKEOVER, reason=message,
+                            summary=f"the person said: {note}")
+        context.shared = apply_update(context.shared, {"step_records": record})
+        self.cache.invalidate()  # the person changed the screen
+        context.logger.info("takeover_done", step=context.step, note=note)
+        self.status, self.reason = MobileAgentStatus.CONTINUE, ""
+
+    async def ask_user(self, context: RunContext, asker: BasicAgent | None = None) -> None:
+        """The PENDING state's work: the model's question (this agent's, or ``asker``'s: the manager
+        asks through its executor) goes to the user; their answer is the next step's to read."""
+        agent = asker or self
+        question, app = agent.reason, context.shared.current_package_name
+        person = PersonInTheLoop(self.operator, self.settings.human.timeout_seconds, context)
+        answer = await person.ask(AskRequest(context.run_id, context.step, question, app))
+        if isinstance(answer, str) or not answer.answered:
+            why = answer if isinstance(answer, str) else f"needs a person: the user did not answer ({answer.text})"
+            _nobody(agent, context, why)
+            return
+        record = StepRecord(step=context.step, agent=agent.name, status=MobileAgentStatus.PENDING, reason=question,
+                            summary=f"the user answered: {answer.text}")
+        context.shared = apply_update(context.shared, {"step_records": record})
+        context.logger.info("question_answered", step=context.step)
+        agent.status, agent.reason = MobileAgentStatus.CONTINUE, ""
+
+    async def confirm(self, context: RunContext) -> None:
+        """The CONFIRM state's work: a person approves the pending action, and the step that chose it
+        goes on: the action runs (or is refused, for the model to read next turn). No step is added."""
+        ctx, self.pending = self.pending, None
+        actions = ctx.actions if ctx is not None else []
+        index = int(ctx.extra.get("pending", 0)) if ctx is not None else 0
+        if ctx is None or index >= len(actions):  # pragma: no cover - the rulebook only gets here with one
+            self.fail_with("CONFIRM without an action waiting for approval")
+            return
+        action = actions[index]
+        if ctx.extra.get("pending_call") is not None:  # CodeAct: the call the code stopped at, not the whole code
+            action = ActionCall.model_validate(ctx.extra["pending_call"])
+        person = PersonInTheLoop(self.operator, self.settings.human.timeout_seconds, context)
+        why = str(ctx.extra.get("confirm_why", ""))
+        answer = await person.confirm(ConfirmRequest(context.run_id, ctx.step, action.render(),
+                                                     context.shared.current_package_name, why))
+        approved, note = (False, answer) if isinstance(answer, str) else (answer.approved, answer.note)
+        context.logger.info("confirmation", step=ctx.step, action=action.render(), approved=approved, note=note)
+        ctx.status, ctx.reason = MobileAgentStatus.CONTINUE, ""
+        ctx.extra["confirmation"] = {"approved": approved, "note": note}
+        if context.interrupted:  # stopped while waiting: the step is recorded, the action refused
+            ctx.fail(context.stop_reason)
+        self.processor(context)
+        assert self._confirm_processor is not None
+        await self.run_step(context, self._confirm_processor, ctx)
+    #: whether this agent's FINISH or FAIL ends the task (not so for reasoning mode's executor)
+    ends_task: bool = True
+
+    def after_step(self, context: RunContext, ctx: StepContext) -> None:
+        super().after_step(context, ctx)
+        if self.ends_task and self.status in (MobileAgentStatus.FINISH, MobileAgentStatus.FAIL):
+            context.shared = apply_update(context.shared, {"finished": True,
+                                                           "success": self.status == MobileAgentStatus.FINISH})
+        elif self.status == MobileAgentStatus.CONFIRM:
+            self.pending = ctx
+
+    async def on_fail(self, context: RunContext) -> None:
+        """Keep the final screen and the reason; a dead device must not hide the reason."""
+        await self.keep_final_screen(context, self.reason)
+
+    async def keep_final_screen(self, context: RunContext, reason: str) -> None:
+        """``final.png`` and the reason in the log, for a run that failed."""
+        context.logger.warning("run_failed", step=context.step, reason=reason)
+        limit = closing_limit(self.settings.device.command_timeout_seconds, lost=context.device_lost)
+        try:
+            png = await asyncio.wait_for(self.device.screenshot(), limit)
+        except (DeviceError, TimeoutError, NotImplementedError) as exc:
+            context.logger.warning("final_screenshot_unavailable", error=str(exc) or f"no answer in {limit:g} s")
+            return
+        try:
+            context.writer.write_file("final.png", png)
+        except RunWriteError as exc:
+            context.logger.warning("final_screenshot_not_written", error=str(exc))
+
+
+def _nobody(agent: BasicAgent, context: RunContext, why: str) -> None:
+    """Nobody answered a takeover or a question: the run ends, as needing a person unless it was
+    stopped."""
+    if not (context.interrupted and why == context.stop_reason):
+        context.shared = apply_update(context.shared, {"needs_person": why})
+    agent.fail_with(why)

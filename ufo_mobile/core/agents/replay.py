@@ -1,0 +1,112 @@
+"""The ReplayAgent: a recorded run followed again without a model, checked screen by screen.
+
+Its CONTINUE step is the flat agent's, with the recorded step in place of the model: data
+collection observes the phone as usual, ``ReplayInteraction`` checks the screen against the
+recorded one and takes the recorded action (adapted to this screen), the normal action phase runs
+it, and the memory phase records it; the step is on disk like any other (agent ``Replay``, no
+model calls, plus ``replay.json``: the score and the controls' mapping).
+
+Where the screen differs, the replay hands over (state HANDOVER): the agent the settings' mode
+builds (``fallback``) continues from that point with the run's shared state, into which the plan
+and memory the recorded run had at that point are carried (``state.json`` of the last replayed
+step). Without a fallback the run ends in FAIL with the mismatch report. ``progress`` is the
+replay's account: how many steps were replayed and where it ended.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from ufo_mobile.core.agents.base import BasicAgent
+from ufo_mobile.core.agents.mobile import MobileAgent
+from ufo_mobile.core.context import RunContext
+from ufo_mobile.core.llm.scripted import ScriptedModel
+from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.processors.action_execution import ActionExecution
+from ufo_mobile.core.processors.base import Processor
+from ufo_mobile.core.processors.codeact import CodeExecution
+from ufo_mobile.core.processors.context import StepContext
+from ufo_mobile.core.processors.data_collection import DataCollection
+from ufo_mobile.core.processors.memory_update import MemoryUpdate
+from ufo_mobile.core.processors.recorder import StepRecorder
+from ufo_mobile.core.processors.replay import ReplayExecution, ReplayInteraction
+from ufo_mobile.core.states.base import AgentLike, AgentStateManager
+from ufo_mobile.core.states.replay import REPLAY_RULES, ReplayStateManager
+from ufo_mobile.core.states.rulebook import Rulebook
+from ufo_mobile.core.status import MobileAgentStatus
+from ufo_mobile.replay.plan import ReplayPlan, ReplayProgress
+
+S = MobileAgentStatus
+
+
+class ReplayAgent(MobileAgent):
+    rules: Rulebook = REPLAY_RULES
+    json_replies: ClassVar[bool] = False  # it follows recorded calls, CodeAct's remember and complete among them
+
+    @staticmethod
+    def new_state_manager() -> AgentStateManager:
+        return ReplayStateManager()
+
+    def __init__(self, name: str = "Replay", *, plan: ReplayPlan, fallback: BasicAgent | None = None,
+                 skip_scripted: bool = False, **kwargs: Any) -> None:
+        """``fallback``: the agent that takes over on a mismatch (None: the run stops there).
+        ``skip_scripted``: a scripted model (built from the recorded run's own settings) skips the
+        replies the recorded run had used up to the hand-over, as for ``run --resume``."""
+        super().__init__(name, **kwargs)
+        self.plan = plan
+        self._fallback = fallback
+        self.skip_scripted = skip_scripted
+        self.progress = ReplayProgress(plan, threshold=self.settings.replay.threshold)
+
+    @property
+    def fallback(self) -> AgentLike | None:
+        return self._fallback
+
+    def processor(self, context: RunContext) -> Processor:
+        """Observe, follow the recorded step, act, remember: built once per run."""
+        if self._processor is None:
+            self._redact = context.writer.redactor.text
+            s = self.settings
+            p, a = s.perception, s.agent
+            actions = ActionExecution(self.tools, self.device, self.cache, a, state_provider=self.state_provider,
+                                      credentials=self.credentials)  # approvals are checked before, by the replay
+            code = CodeExecution(self.tools, self.device, self.cache, a, s.codeact, state_provider=self.state_provider,
+                                 credentials=self.credentials)
+            params = {name: list(types) for name, types in self.tools.get_param_types().items()}
+            phases = (
+                DataCollection(self.device, self.cache, p, logger=context.logger, clock=self.clock,
+                               provider=self.state_provider),
+                ReplayInteraction(self.progress, params=params, policy=self.confirm_policy(), writer=context.writer),
+                ReplayExecution(self.progress, actions, code),
+                MemoryUpdate(),
+            )
+            self._processor = Processor(phases, recorder=StepRecorder(context.writer, annotate=p.annotate),
+                                        middleware=self.middleware)
+        return self._processor
+
+    def after_step(self, context: RunContext, ctx: StepContext) -> None:
+        super().after_step(context, ctx)
+        if self.status == S.FAIL:  # a limit, the device, a signal: the replay ends with the run
+            self.progress.end("failed", ctx.step, self.reason)
+        elif self.status == S.HANDOVER:
+            context.logger.warning("replay_handover", step=ctx.step, reason=self.reason, to=self._fallback_name())
+
+    def fail_with(self, reason: str) -> None:
+        super().fail_with(reason)
+        self.progress.end("failed", self.step, reason)
+
+    async def hand_over(self, context: RunContext) -> None:
+        """The HANDOVER state's work: the plan and memory the recorded run had at this point go into
+        the shared state (the replayed steps' records are there already); a scripted model skips
+        the replies the recorded run had used by then."""
+        last = self.progress.last_replayed()
+        if last is not None and last.carry:
+            merged = {**context.shared.model_dump(), **last.carry}
+            context.shared = SharedState.model_validate(merged)
+        if self.skip_scripted and isinstance(self.model, ScriptedModel):
+            self.model.skip(last.model_calls if last is not None else 0)
+        context.logger.info("replay_handed_over", step=context.step, replayed=self.progress.replayed,
+                            to=self._fallback_name())
+
+    def _fallback_name(self) -> str:
+        return self._fallback.name if self._fallback is not None else ""

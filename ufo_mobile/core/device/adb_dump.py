@@ -1,0 +1,147 @@
+"""The UI dump over adb: ``uiautomator dump``, what its failures mean, and the uiautomator2 fallback.
+
+``uiautomator dump`` refuses at times on real phones (AOSP DumpCommand; see DESIGN's notes): it
+waits up to 10 s for idle and gives up on animated screens (``ERROR: could not get idle state.``),
+finds no window for a moment after an app changes (``ERROR: null root node returned by
+UiTestAutomationBridge.``), and cannot connect while another UiAutomation holds the accessibility
+bridge: a uiautomator2 server left running (``... already registered!``, openatx/uiautomator2 #298,
+#1013). ``get_ui_tree`` tries once and raises ``DumpUnavailableError`` (``kind``: ``idle``,
+``null_root``, ``conflict``, ``other`` for an empty dump) so that the caller retries with backoff;
+only the conflict is handled here: the leftover server is stopped and the dump tried once more.
+
+``fallback_ui_tree`` dumps through uiautomator2 once (its server waits for idle only briefly):
+start the server with our own adb client, ``dumpWindowHierarchy``, stop it again so that
+``uiautomator dump`` works on the next step, all bounded by the start timeout.
+"""
+
+from __future__ import annotations
+
+import atexit
+import uuid
+from typing import Any
+
+import adbutils
+
+from ufo_mobile.core.device.adb_base import AdbBase
+from ufo_mobile.core.device.uixml import order_roots, window_count
+from ufo_mobile.errors import DeviceCommandError, DeviceError, DumpUnavailableError
+
+U2_MAIN = "com.wetest.uia2.Main"   # the uiautomator2 server (u2.jar, started by app_process)
+U2_APP = "com.github.uiautomator"  # the older server, an instrumentation of uiautomator2's app
+MAX_DEPTH = 50
+_KINDS = (("could not get idle state", "idle"), ("null root node returned", "null_root"),
+          ("already registered", "conflict"))
+
+
+def dump_failure_kind(output: str) -> str | None:
+    """The ``DumpUnavailableError`` kind of a failed ``uiautomator dump``'s output, or None when the
+    failure is not one a retry may cure."""
+    lowered = output.lower()
+    for marker, kind in _KINDS:
+        if marker in lowered:
+            return kind
+    return "other" if not output.strip() else None
+
+
+def pin_client(u2_device: Any, client: adbutils.AdbClient) -> None:
+    """Make a uiautomator2 ``Device`` find its phone through ``client`` only. uiautomator2's
+    ``_wait_for_device`` (its reconnect path) asks the global ``adbutils.adb`` (port 5037), which
+    starts a second adb server there when ours runs elsewhere, and then cannot see the phone."""
+    serial = u2_device.adb_device.serial
+
+    def wait_for_device(timeout: float = 10) -> adbutils.AdbDevice:
+        client.wait_for(serial, state="device", timeout=timeout)
+        return client.device(serial)
+
+    u2_device._wait_for_device = wait_for_device
+
+
+def u2_connect(device: adbutils.AdbDevice, client: adbutils.AdbClient) -> Any:
+    """``uiautomator2.connect`` on our own device object (blocking: starts the server if needed)."""
+    import uiautomator2
+
+    u2_device = uiautomator2.connect(device)
+    pin_client(u2_device, client)
+    return u2_device
+
+
+def u2_release(u2_device: Any) -> None:
+    """Close the stream that keeps the server running, without the 10 s wait for it to go (the
+    caller stops what survives with ``pkill``), and drop the exit hook uiautomator2 registered."""
+    try:
+        u2_device.stop_uiautomator(wait=False)
+    finally:
+        atexit.unregister(u2_device.stop_uiautomator)
+
+
+def _dump_through_u2(device: adbutils.AdbDevice, client: adbutils.AdbClient) -> str:
+    u2_device = u2_connect(device, client)
+    try:
+        return str(u2_device.jsonrpc.dumpWindowHierarchy(False, MAX_DEPTH) or "")
+    finally:
+        u2_release(u2_device)
+
+
+class AdbDumpMixin(AdbBase):
+    async def get_ui_tree(self) -> str:
+        try:
+            return await self._dump_once()
+        except DumpUnavailableError as exc:
+            if exc.kind != "conflict":
+                raise
+            self._log.warning("u2_server_blocks_dump", serial=self.serial,
+                              message="a uiautomator2 server holds the accessibility bridge: stopping it "
+                                      "(pkill -f com.wetest.uia2.Main) and dumping again")
+        await self.stop_u2_server()
+        return await self._dump_once()
+
+    async def _dump_once(self) -> str:
+        """One ``uiautomator dump`` to a fresh path, read back and deleted in the same shell command
+        (one round trip): a stale dump can never be read. The dump's own line (``UI hierchary dumped
+        to: PATH``) comes before the file's text; without it the dump was refused, and the output
+        says why."""
+        path = f"/data/local/tmp/ufo-dump-{uuid.uuid4().hex}.xml"
+        out = await self._shell(f"uiautomator dump {path} && cat {path} 2>/dev/null; rm -f {path}",
+                                what="uiautomator dump", check=False)
+        marker = f"UI hierchary dumped to: {path}"
+        at = out.find(marker)
+        if at < 0:
+            kind = dump_failure_kind(out)
+            message = f"uiautomator dump: {out.strip()[:200] or 'no output'}"
+            if kind is None:
+                raise DeviceCommandError(message, serial=self.serial)
+            raise DumpUnavailableError(message, serial=self.serial, kind=kind)
+        xml = out[at + len(marker):]
+        if not xml.strip():
+            raise DumpUnavailableError("uiautomator dump wrote an empty file", serial=self.serial, kind="other")
+        return xml.lstrip("\r\n")
+
+    async def stop_u2_server(self) -> None:
+        """Stop a uiautomator2 server, ours or left over (both generations), so that the
+        accessibility bridge is free for ``uiautomator dump``."""
+        await self._shell(f"pkill -f {U2_MAIN}; am force-stop {U2_APP}", what="stop uiautomator2 server",
+                          check=False)
+
+    async def fallback_ui_tree(self) -> str:
+        """The hierarchy through uiautomator2, once (module docstring); windows top-most first."""
+        self._log.warning("ui_dump_through_u2", serial=self.serial,
+                          message="uiautomator dump keeps refusing: dumping once through uiautomator2")
+        try:
+            xml = await self._call(_dump_through_u2, self.device, self._client, what="uiautomator2 dump",
+                                   limit=self._start_timeout)
+        finally:
+            await self.stop_u2_server()
+        if not xml.strip():
+            raise DumpUnavailableError("uiautomator2 gave an empty dump", serial=self.serial, kind="other")
+        return await self.ordered_windows(xml)
+
+    async def ordered_windows(self, xml: str) -> str:
+        """A multi-window dump with its roots in stacking order (``uixml.order_roots``)."""
+        if window_count(xml) < 2:
+            return xml
+        try:
+            windows = await self._shell("dumpsys window windows", what="dumpsys window", check=False)
+        except DeviceError as exc:
+            self._log.warning("window_order_unknown", serial=self.serial, error=str(exc))
+            return xml
+        return order_roots(xml, windows)

@@ -1,0 +1,78 @@
+"""What ``python -m ufo_mobile devices`` shows: every phone the adb server sees, and its state."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from ufo_mobile.core.device.blocking import classify
+from ufo_mobile.errors import DeviceError
+
+HINTS = {
+    "unauthorized": "accept the 'Allow USB debugging' prompt on the phone, then run this again",
+    "offline": "the phone stopped answering: reconnect the cable or run 'adb reconnect offline'",
+    "no permissions": "the adb server may not open the USB device: check udev rules",
+    "authorizing": "the phone is still deciding; unlock it and look for the debugging prompt",
+}
+
+
+@dataclass(frozen=True)
+class DeviceRow:
+    serial: str
+    state: str
+    model: str = ""
+    android: str = ""
+    screen: str = ""
+    note: str = ""
+
+
+class AdbUnavailableError(DeviceError):
+    """The adb server cannot be reached or started."""
+
+
+def _describe(device: Any, timeout: float) -> tuple[str, str, str]:
+    def prop(name: str) -> str:
+        return str(device.shell(f"getprop {shlex.quote(name)}", timeout=timeout)).strip()
+
+    size = device.window_size()
+    return prop("ro.product.model"), prop("ro.build.version.release"), f"{size.width}x{size.height}"
+
+
+def list_devices(client: Any, *, timeout: float = 10.0) -> list[DeviceRow]:
+    """Blocking: one row per device known to the adb server, ready or not.
+
+    Raises:
+        AdbUnavailableError: the server is not running and could not be started.
+    """
+    try:
+        infos = client.list()
+    except Exception as exc:
+        where = f"{client.host}:{client.port}"
+        raise AdbUnavailableError(f"the adb server at {where} is not reachable and could not be started "
+                                  f"({type(exc).__name__}: {exc}); is adb installed?", serial="-") from exc
+    rows = []
+    for info in infos:
+        if info.state != "device":
+            rows.append(DeviceRow(info.serial, info.state, note=HINTS.get(info.state, "")))
+            continue
+        try:
+            model, android, screen = _describe(client.device(info.serial), timeout)
+        except Exception as exc:
+            rows.append(DeviceRow(info.serial, info.state, note=str(classify(exc, serial=info.serial,
+                                                                               what="query"))))
+            continue
+        rows.append(DeviceRow(info.serial, info.state, model, android, screen))
+    return rows
+
+
+def format_rows(rows: list[DeviceRow]) -> str:
+    if not rows:
+        return "no devices: connect a phone with USB debugging on, or run 'adb connect HOST:PORT'"
+    header = ("SERIAL", "STATE", "MODEL", "ANDROID", "SCREEN")
+    cells = [header, *[(r.serial, r.state, r.model, r.android, r.screen) for r in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = ["  ".join(value.ljust(width) for value, width in zip(row, widths, strict=True)).rstrip()
+             for row in cells]
+    lines += [f"{r.serial}: {r.note}" for r in rows if r.note]
+    return "\n".join(lines)

@@ -1,0 +1,98 @@
+"""The shared state of a run (seed 000's fields), owned by the run context.
+
+Fields are only changed through ``apply_update`` with the reducer named in each field's metadata
+(seed 003): histories ``append_items``, plans, device fields and flags ``replace_value``, counters
+add, messages ``add_messages`` (a duplicate id is dropped). The step history lives here once, as
+typed ``step_records``; ``message_history`` is the manager's own conversation.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ufo_mobile.core.memory import reducers as r
+from ufo_mobile.core.memory.messages import ChatMessage
+from ufo_mobile.core.memory.records import StepRecord
+
+
+class ActionEntry(BaseModel):
+    """One action as it went into the history: what was asked for and on which observation."""
+
+    model_config = ConfigDict(frozen=True)
+    id: str
+    step: int
+    name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    observation_id: str = ""
+
+
+class SharedState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # task
+    instruction: Annotated[str, r.replace_value] = ""
+    step_number: Annotated[int, r.add] = 0
+    platform: Annotated[str, r.replace_value] = "android"
+    # device
+    formatted_device_state: Annotated[str, r.replace_value] = ""
+    previous_formatted_device_state: Annotated[str, r.replace_value] = ""
+    focused_text: Annotated[str, r.replace_value] = ""
+    current_package_name: Annotated[str, r.replace_value] = ""
+    current_activity_name: Annotated[str, r.replace_value] = ""
+    visited_packages: Annotated[list[str], r.append_unique] = Field(default_factory=list)
+    width: Annotated[int, r.replace_value] = 0
+    height: Annotated[int, r.replace_value] = 0
+    device_date: Annotated[str, r.replace_value] = ""
+    # planning (the manager's plan; the flat agent's own plan too)
+    plan: Annotated[list[str], r.replace_value] = Field(default_factory=list)
+    current_subgoal: Annotated[str, r.replace_value] = ""
+    last_thought: Annotated[str, r.replace_value] = ""
+    progress_summary: Annotated[str, r.replace_value] = ""
+    answer: Annotated[str, r.replace_value] = ""
+    # action history (parallel lists, one entry per executed action)
+    action_history: Annotated[list[ActionEntry], r.append_unique] = Field(default_factory=list)
+    action_outcomes: Annotated[list[bool], r.append_items] = Field(default_factory=list)
+    summary_history: Annotated[list[str], r.append_items] = Field(default_factory=list)
+    # what went wrong, one entry per failed action (successes add nothing)
+    error_descriptions: Annotated[list[str], r.append_items] = Field(default_factory=list)
+    # the steps, as typed records (rendered into the model's history)
+    step_records: Annotated[list[StepRecord], r.append_items] = Field(default_factory=list)
+    # memory and history
+    memory: Annotated[list[str], r.append_items] = Field(default_factory=list)
+    manager_memory: Annotated[list[str], r.replace_value] = Field(default_factory=list)  # bounded, deduplicated
+    fast_memory: Annotated[list[str], r.append_items] = Field(default_factory=list)
+    message_history: Annotated[list[ChatMessage], r.add_messages] = Field(default_factory=list)
+    custom_variables: Annotated[dict[str, Any], r.merge_dict] = Field(default_factory=dict)
+    # sub-agents
+    scripter_history: Annotated[list[dict[str, Any]], r.append_items] = Field(default_factory=list)
+    last_scripter_success: Annotated[bool | None, r.replace_value] = None
+    # the step budget (limits.max_steps): actions on the phone and the final answer; the manager's
+    # planning turns apart (limits.max_planner_turns)
+    steps_used: Annotated[int, r.add] = 0
+    planner_turns: Annotated[int, r.add] = 0
+    # what the screen did after each action (by the action's step number), and the screen it is
+    # compared with next (a snapshot of the last observation's controls)
+    screen_changes: Annotated[dict[str, str], r.merge_dict] = Field(default_factory=dict)
+    last_screen: Annotated[dict[str, Any], r.replace_value] = Field(default_factory=dict)
+    # actions a person refused (or nobody could approve): they do not run again in this run
+    refused_actions: Annotated[list[str], r.append_unique] = Field(default_factory=list)
+    # the run stopped for a person nobody could be (a question, a takeover, an approval): why
+    needs_person: Annotated[str, r.replace_value] = ""
+    # the structured final answer (task.output), validated when the model gave it
+    output: Annotated[Any, r.replace_value] = None
+    # outcome and escalation
+    finished: Annotated[bool, r.replace_value] = False
+    success: Annotated[bool | None, r.replace_value] = None
+    error_flag_plan: Annotated[bool, r.replace_value] = False
+    err_to_manager_thresh: Annotated[int, r.replace_value] = 2
+
+    def consecutive_failures(self) -> int:
+        """How many of the most recent actions failed in a row."""
+        count = 0
+        for ok in reversed(self.action_outcomes):
+            if ok:
+                break
+            count += 1
+        return count

@@ -1,0 +1,113 @@
+"""The processor: ordered phases over one ``StepContext``, with middleware and a recorder.
+
+``process`` runs each phase in order, timing it and merging the partial state update it returns
+through the shared-state reducers. An expected runtime failure (device, UI dump, model, action)
+ends the task: the step's status becomes FAIL with the failing phase and message as the reason.
+Phases marked ``always`` (memory update) still run after a failure, and the recorder runs in a
+``finally``, so every step that started is on disk, even when it was cancelled or crashed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from time import perf_counter
+from typing import Any, Protocol
+
+from ufo_mobile.core.memory.reducers import apply_update
+from ufo_mobile.core.processors.context import StepContext
+from ufo_mobile.errors import (
+    ConfigError,
+    DeviceDisconnectedError,
+    DeviceTimeoutError,
+    RunWriteError,
+    StateMachineError,
+    UfoMobileError,
+)
+
+
+class Phase(Protocol):
+    @property
+    def name(self) -> str:
+        """The phase's name in timings, logs and error reasons."""
+        ...
+
+    @property
+    def always(self) -> bool:
+        """Run even after an earlier phase failed (memory update)."""
+        ...
+
+    async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
+        """Do the phase's work; return a partial shared-state update (or None)."""
+        ...
+
+
+class Middleware:
+    """Hooks around every phase. Override what you need; all default to doing nothing."""
+
+    async def before(self, ctx: StepContext, phase: str) -> None:
+        return None
+
+    async def after(self, ctx: StepContext, phase: str) -> None:
+        return None
+
+    async def on_error(self, ctx: StepContext, phase: str, error: BaseException) -> None:
+        return None
+
+
+Recorder = Callable[[StepContext], Awaitable[None]]
+
+# Errors that are a fault of the program or its configuration, never a fact of the run.
+_PROGRAMMING = (ConfigError, StateMachineError)
+
+
+class Processor:
+    def __init__(self, phases: Sequence[Phase], *, recorder: Recorder | None = None,
+                 middleware: Sequence[Middleware] = ()) -> None:
+        self.phases = tuple(phases)
+        self.middleware = tuple(middleware)
+        self._recorder = recorder
+
+    async def process(self, ctx: StepContext) -> StepContext:
+        try:
+            for phase in self.phases:
+                if ctx.failed_phase is not None and not phase.always:
+                    continue
+                await self._run_phase(phase, ctx)
+        finally:
+            if self._recorder is not None:
+                await self._recorder(ctx)
+        return ctx
+
+    async def _run_phase(self, phase: Phase, ctx: StepContext) -> None:
+        for m in self.middleware:
+            await m.before(ctx, phase.name)
+        start = perf_counter()
+        try:
+            update = await phase.run(ctx)
+        except UfoMobileError as exc:
+            ctx.timings[phase.name] = perf_counter() - start
+            await self._on_error(ctx, phase.name, exc)
+            if isinstance(exc, _PROGRAMMING):
+                raise
+            ctx.failed_phase = phase.name
+            ctx.error = f"{type(exc).__name__}: {exc}"
+            ctx.device_lost = isinstance(exc, DeviceTimeoutError | DeviceDisconnectedError)
+            # a full disk is the run's problem, not the phase's: its reason names the file
+            ctx.fail(str(exc) if isinstance(exc, RunWriteError) else f"{phase.name} failed: {exc}")
+            return
+        except BaseException as exc:
+            ctx.timings[phase.name] = perf_counter() - start
+            ctx.failed_phase = phase.name
+            cancelled = isinstance(exc, asyncio.CancelledError)
+            ctx.error = f"cancelled: {ctx.reason or 'no reason given'}" if cancelled else f"{type(exc).__name__}: {exc}"
+            await self._on_error(ctx, phase.name, exc)
+            raise
+        ctx.timings[phase.name] = perf_counter() - start
+        ctx.shared = apply_update(ctx.shared, update)
+        for m in reversed(self.middleware):
+            await m.after(ctx, phase.name)
+
+    async def _on_error(self, ctx: StepContext, phase: str, exc: BaseException) -> None:
+        for m in self.middleware:
+            await m.on_error(ctx, phase, exc)

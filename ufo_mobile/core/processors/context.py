@@ -1,0 +1,121 @@
+"""The typed context of one step, filled in phase by phase."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ufo_mobile.core.llm.base import Usage
+from ufo_mobile.core.memory.messages import ChatMessage
+from ufo_mobile.core.memory.records import ActionOutcome
+from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.processors.budget import StepBudget
+from ufo_mobile.core.status import MobileAgentStatus
+
+if TYPE_CHECKING:
+    from ufo_mobile.core.device.base import AppInfo, CurrentApp
+    from ufo_mobile.core.llm.reply import ActionCall, AgentReply
+    from ufo_mobile.core.memory.records import StepRecord
+    from ufo_mobile.core.tools.context import ActionResult
+    from ufo_mobile.core.ui.screen_images import ModelImage, ScreenImages
+    from ufo_mobile.core.ui.state import UIState
+
+
+@dataclass
+class Observation:
+    """What the agent saw at the start of a step."""
+
+    observation_id: str
+    screenshot: bytes
+    ui_state: UIState
+    current_app: CurrentApp
+    apps: list[AppInfo]
+    screen_size: tuple[int, int]
+    # the model's picture: the size it is made at (None: there is none, e.g. a secure screen), whether it
+    # has the marks, whether the same without them goes too (perception.send_clean_screenshot), and the
+    # factor from screen to picture pixels. It is encoded on first use (``model_image``): a model that
+    # does not read pixels (a scripted one) never pays for it.
+    model_image_size: tuple[int, int] | None = None
+    model_image_marks: bool = True
+    model_image_with_clean: bool = False
+    model_image_scale: float = 1.0
+    cache_hit: bool = False
+    dump_attempts: int = 1
+    stability: dict[str, Any] = field(default_factory=dict)
+    dump_refusals: list[str] = field(default_factory=list)  # kinds of the dumps the phone refused first
+    fallback: str | None = None  # "fallback_dump" or "screenshot_only" when the dumps kept being refused
+    current_app_source: str = "device"  # "dump": the phone would not say, the dump's package was used
+    screenshot_blocked: bool = False  # the screenshot was black (a secure screen): not sent to the model
+    # the pictures of this screenshot (decoded once, marked once): the model's and the run directory's
+    images: ScreenImages | None = field(default=None, repr=False)
+
+    def model_picture(self) -> ModelImage | None:
+        """The model's picture (made once, then kept by ``images``), or None when there is none."""
+        if self.model_image_size is None or self.images is None:
+            return None
+        return self.images.model_image(self.model_image_size, marks=self.model_image_marks,
+                                       clean=self.model_image_with_clean)
+
+    @property
+    def model_image(self) -> bytes | None:
+        """The annotated screenshot at the size the model gets, as PNG bytes."""
+        picture = self.model_picture()
+        return picture.png if picture is not None else None
+
+    @property
+    def model_image_clean(self) -> bytes | None:
+        """The same without the numbers, when asked for."""
+        picture = self.model_picture()
+        return picture.clean if picture is not None else None
+
+
+@dataclass
+class StepContext:
+    """Everything one step produced. Phases write their own fields; the recorder reads all."""
+
+    run_id: str
+    step: int
+    agent_name: str
+    request: str
+    shared: SharedState
+    state: str = MobileAgentStatus.CONTINUE  # the agent's state that ran the step
+    observation: Observation | None = None
+    messages: list[ChatMessage] = field(default_factory=list)
+    raw_replies: list[str] = field(default_factory=list)
+    parse_errors: list[str] = field(default_factory=list)
+    reply: AgentReply | None = None
+    action: ActionCall | None = None  # the first (usually the only) action of the turn
+    actions: list[ActionCall] = field(default_factory=list)  # every action of the turn, in order
+    result: ActionResult | None = None  # the turn's result (all its actions together)
+    outcomes: list[ActionOutcome] = field(default_factory=list)  # one per action of the turn
+    status: str = MobileAgentStatus.CONTINUE
+    reason: str = ""
+    error: str | None = None
+    failed_phase: str | None = None
+    device_lost: bool = False  # the step failed because the phone stopped answering (timed out, went away)
+    timings: dict[str, float] = field(default_factory=dict)
+    usage: Usage = Usage()
+    model_calls: list[dict[str, Any]] = field(default_factory=list)  # usage and details of each model call
+    cache: dict[str, int] = field(default_factory=dict)
+    record: StepRecord | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    max_steps: int = 0  # the step budget (limits.max_steps); 0: none (a step outside a run)
+    usage_counted: bool = False  # the step's usage is in the run's (a step that waited for approval goes on)
+
+    def __post_init__(self) -> None:
+        if self.action is not None and not self.actions:  # made with one action: it is the turn's
+            self.actions = [self.action]
+
+    def budget(self) -> StepBudget:
+        """The step budget as it stands at this step (``processors.budget``)."""
+        return StepBudget(self.max_steps or 10**9, self.shared.steps_used)
+
+    def set_actions(self, actions: list[ActionCall]) -> None:
+        """The turn's actions (the first also as ``action``)."""
+        self.actions = list(actions)
+        self.action = self.actions[0] if self.actions else None
+
+    def fail(self, reason: str) -> None:
+        """End the task: the agent moves to FAIL with ``reason`` after this step."""
+        self.status = MobileAgentStatus.FAIL
+        self.reason = reason

@@ -1,0 +1,141 @@
+"""Writes a step's bundle to the run directory. Runs in the processor's ``finally``.
+
+When a file cannot be written (a full disk), the step ends in FAIL with that reason, the files
+that could not be written are left out (never half-written), and the step's line is still
+appended to ``steps.jsonl`` from the writer's reserve.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ufo_mobile.core.processors.context import Observation, StepContext
+from ufo_mobile.core.status import MobileAgentStatus
+from ufo_mobile.core.trace.writer import RunWriter
+from ufo_mobile.core.ui.screen_images import ScreenImages
+from ufo_mobile.core.ui.screenshot import png_size
+from ufo_mobile.errors import RunWriteError
+
+REASK_SEPARATOR = "\n\n----- re-ask -----\n\n"
+
+
+def outcome_of(ctx: StepContext) -> dict[str, Any]:
+    """``result.json`` of a step that ran no action: how it ended (FINISH's answer, FAIL's reason)."""
+    ended = {MobileAgentStatus.FINISH: True, MobileAgentStatus.FAIL: False}
+    success = ended.get(MobileAgentStatus(ctx.status)) if ctx.status in set(MobileAgentStatus) else None
+    return {"success": success, "summary": ctx.reason or ctx.error or "", "status": ctx.status, "action": None}
+
+
+class StepRecorder:
+    def __init__(self, writer: RunWriter, *, annotate: bool = True) -> None:
+        self.writer = writer
+        self.annotate = annotate
+
+    async def __call__(self, ctx: StepContext) -> None:
+        # Synchronous on purpose: the files are small, and a cancelled step must still be written.
+        self.record(ctx)
+
+    def record(self, ctx: StepContext) -> None:
+        if ctx.status == MobileAgentStatus.CONFIRM and ctx.failed_phase is None:
+            return  # the step waits for a person's approval and goes on: it is written when it ends
+        folder = f"steps/{ctx.step:04d}"
+        files: dict[str, str] = {}
+
+        def put(name: str, content: Any) -> None:
+            try:
+                self.writer.write_file(f"{folder}/{name}", content)
+            except RunWriteError:
+                return  # the writer keeps the failure; the step fails below
+            files[name.split(".")[0]] = f"{folder}/{name}"
+
+        obs = ctx.observation
+        if obs is not None:
+            put("screenshot.png", obs.screenshot)
+            if self.annotate and self.writer.failure is None:
+                # Encoded full size in the background: the next step does not wait for it.
+                produce, thumbnail = _annotated(obs)
+                self.writer.write_later(f"{folder}/annotated.png", produce, thumbnail=thumbnail)
+                files["annotated"] = f"{folder}/annotated.png"
+            elif obs.images is not None:  # nothing more is drawn from this screen: its pixels can go
+                obs.images.release()
+            put("controls.json", [obs.ui_state.get_element_info(c.index) for c in obs.ui_state.elements])
+            put("screen.txt", obs.ui_state.formatted_text)
+        if ctx.messages:
+            put("prompt.json", [m.to_log() for m in ctx.messages])
+        if ctx.raw_replies:
+            put("reply.txt", REASK_SEPARATOR.join(ctx.raw_replies))
+        if ctx.reply is not None:
+            put("action.json", ctx.reply.model_dump(mode="json"))
+        put("result.json", ctx.result.to_dict() if ctx.result is not None else outcome_of(ctx))
+        # the shared state after the step: what ``run --resume`` continues from
+        put("state.json", ctx.shared.model_dump(mode="json", exclude={"message_history"}))
+        if ctx.model_calls:
+            put("model.json", {"usage": ctx.usage.to_dict(), "calls": ctx.model_calls})
+        put("timings.json", ctx.timings)
+        failure = self.writer.failure  # also one from a background artifact of an earlier step
+        if failure is not None and ctx.status != MobileAgentStatus.FAIL:
+            ctx.fail(str(failure))
+        line = self.line(ctx, files)
+        line["write_error"] = str(failure) if failure is not None else None
+        self.writer.append_step(line)
+
+    @staticmethod
+    def line(ctx: StepContext, files: dict[str, str]) -> dict[str, Any]:
+        obs = ctx.observation
+        return {
+            "step": ctx.step,
+            "agent": ctx.agent_name,
+            "state": ctx.state,
+            "status": ctx.status,
+            "reason": ctx.reason,
+            "observation_id": obs.observation_id if obs else None,
+            "current_app": obs.current_app.package if obs else None,
+            "controls": len(obs.ui_state.elements) if obs else 0,
+            "dump_attempts": obs.dump_attempts if obs else 0,
+            "dump_refusals": obs.dump_refusals if obs else [],
+            "observation_fallback": obs.fallback if obs else None,
+            "current_app_source": obs.current_app_source if obs else None,
+            "screenshot_blocked": obs.screenshot_blocked if obs else False,
+            "stability": obs.stability if obs else None,
+            "model_image": {"scale": round(obs.model_image_scale, 4), "sent": obs.model_image_size is not None}
+            if obs else None,
+            "cache": ctx.cache,
+            "thought": ctx.reply.thought if ctx.reply else None,
+            "action": ctx.action.model_dump(mode="json") if ctx.action else None,
+            "actions": [a.model_dump(mode="json") for a in ctx.actions] if len(ctx.actions) > 1 else None,
+            "outcomes": [o.model_dump(mode="json") for o in ctx.outcomes] if len(ctx.outcomes) > 1 else None,
+            "confirmation": ctx.extra.get("confirmation"),
+            "result": ctx.result.to_dict() if ctx.result else None,
+            "parse_errors": ctx.parse_errors,
+            "error": ctx.error,
+            "failed_phase": ctx.failed_phase,
+            "timings": {k: round(v, 4) for k, v in ctx.timings.items()},
+            "usage": ctx.usage.to_dict(),
+            "model_calls": ctx.model_calls,
+            "files": files,
+        }
+
+
+def _annotated(obs: Observation) -> tuple[Callable[[], bytes], Callable[[], tuple[bytes, tuple[int, int]]]]:
+    """What makes the step's ``annotated.png`` (from the observation's own pictures: drawn once for
+    the model and the run directory alike) and the report's thumbnail of it; then the full-size
+    pixels are let go."""
+    images = obs.images if obs.images is not None else ScreenImages(obs.screenshot, obs.ui_state.elements)
+    made: list[bytes] = []
+
+    def produce() -> bytes:
+        try:
+            png = images.annotated_png()
+            try:
+                made.append(images.thumbnail_png())
+            except Exception:  # noqa: BLE001 - without it the report reads annotated.png itself
+                pass
+            return png
+        finally:
+            images.release()
+
+    def thumbnail() -> tuple[bytes, tuple[int, int]]:
+        return made[0], png_size(images.png)
+
+    return produce, thumbnail

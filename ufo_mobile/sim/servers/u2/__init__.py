@@ -1,0 +1,1 @@
+"""The uiautomator2 server of the emulated device (JSON-RPC on ``tcp:9008``) and its window dump."""
