@@ -10,7 +10,7 @@ from typing import Protocol
 
 from ufo_mobile.core.memory.state import SharedState
 from ufo_mobile.core.processors.context import StepContext
-from ufo_mobile.core.status import MobileAgentStatus
+from ufo_mobile.core.status import ManagerStatus, MobileAgentStatus
 from ufo_mobile.settings import LimitSettings
 
 
@@ -39,7 +39,7 @@ class LimitGuard:
         """The reason to stop, or None. Only a step that goes on (CONTINUE, or a manager's ASSIGN)
         can be stopped. The step budget counts actions and the final answer (``processors.budget``):
         a run with no step left but the final answer's goes on to that answer."""
-        if ctx.status not in (MobileAgentStatus.CONTINUE, MobileAgentStatus.ASSIGN):
+        if ctx.status not in (MobileAgentStatus.CONTINUE, ManagerStatus.ASSIGN):
             return None
         s = self.settings
         failures = shared.consecutive_failures()

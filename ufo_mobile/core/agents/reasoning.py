@@ -41,11 +41,11 @@ from ufo_mobile.core.processors.recorder import StepRecorder
 from ufo_mobile.core.states.base import AgentLike, AgentStateManager
 from ufo_mobile.core.states.reasoning import MANAGER_RULES, SUBAGENT_RULES, ManagerStateManager, SubAgentStateManager
 from ufo_mobile.core.states.rulebook import Rulebook
-from ufo_mobile.core.status import MobileAgentStatus
+from ufo_mobile.core.status import ManagerStatus
 from ufo_mobile.core.tools.credentials import CredentialManager
 from ufo_mobile.settings import Settings
 
-S = MobileAgentStatus
+S = ManagerStatus
 
 
 class ExecutorAgent(MobileAgent):

@@ -33,10 +33,10 @@ from ufo_mobile.core.processors.replay import ReplayExecution, ReplayInteraction
 from ufo_mobile.core.states.base import AgentLike, AgentStateManager
 from ufo_mobile.core.states.replay import REPLAY_RULES, ReplayStateManager
 from ufo_mobile.core.states.rulebook import Rulebook
-from ufo_mobile.core.status import MobileAgentStatus
+from ufo_mobile.core.status import ReplayStatus
 from ufo_mobile.replay.plan import ReplayPlan, ReplayProgress
 
-S = MobileAgentStatus
+S = ReplayStatus
 
 
 class ReplayAgent(MobileAgent):

@@ -25,7 +25,7 @@ from ufo_mobile.core.llm.subagent_reply import parse_text_reply
 from ufo_mobile.core.memory.messages import ChatMessage
 from ufo_mobile.core.processors.context import Observation, StepContext
 from ufo_mobile.core.processors.llm_interaction import LLMInteraction, app_list
-from ufo_mobile.core.status import MobileAgentStatus
+from ufo_mobile.core.status import ManagerStatus, MobileAgentStatus
 from ufo_mobile.safe_text import printable
 
 RECENT = 5  # outcomes and errors shown to the manager
@@ -88,7 +88,7 @@ class ManagerInteraction(LLMInteraction):
     def user_text(self, ctx: StepContext, obs: Observation) -> str:
         t, shared = self.templates, ctx.shared
         errors = shared.error_descriptions[-RECENT:]
-        replan = ctx.state == MobileAgentStatus.REPLAN
+        replan = ctx.state == ManagerStatus.REPLAN
         attempts = "\n".join(f"- {e}" for e in errors[-shared.err_to_manager_thresh:])
         outcomes = recent_outcomes(ctx)
         facts = shared.memory[-self.memory_items:]
@@ -151,12 +151,12 @@ class ManagerInteraction(LLMInteraction):
         if ctx.budget().actions_left == 0:  # only the final answer fitted: the plan is not carried out
             ctx.fail(ctx.budget().limit_reason())
             return update
-        ctx.status = MobileAgentStatus.ASSIGN
+        ctx.status = ManagerStatus.ASSIGN
         first = reply.plan[0]
         ctx.reason = f"{first.kind}: {printable(first.text, 200)}"
         ctx.extra["subgoal"] = first.model_dump()
         update.update({"plan": [item.render() for item in reply.plan], "current_subgoal": first.text,
-                       "error_flag_plan": ctx.state == MobileAgentStatus.REPLAN})
+                       "error_flag_plan": ctx.state == ManagerStatus.REPLAN})
         return update
 
 

@@ -21,13 +21,13 @@ from typing import Any, ClassVar
 from ufo_mobile.core.processors.base import Phase
 from ufo_mobile.core.processors.confirm import ConfirmPolicy
 from ufo_mobile.core.processors.context import StepContext
-from ufo_mobile.core.status import MobileAgentStatus
+from ufo_mobile.core.status import ReplayStatus
 from ufo_mobile.core.trace.writer import RunWriter
 from ufo_mobile.errors import RunWriteError
 from ufo_mobile.replay.guard import Verdict, check
 from ufo_mobile.replay.plan import ReplayProgress
 
-S = MobileAgentStatus
+S = ReplayStatus
 
 
 def diverge(ctx: StepContext, progress: ReplayProgress, problem: str, report: Sequence[str] = ()) -> None:

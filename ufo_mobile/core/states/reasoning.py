@@ -25,13 +25,14 @@ from ufo_mobile.core.states.mobile import (
     need_context,
 )
 from ufo_mobile.core.states.rulebook import Rulebook
-from ufo_mobile.core.status import NONE_STATE, MobileAgentStatus
+from ufo_mobile.core.status import NONE_STATE, ManagerStatus, SubAgentStatus
 from ufo_mobile.errors import UnknownStateError
 
 if TYPE_CHECKING:
     from ufo_mobile.core.context import RunContext
 
-S = MobileAgentStatus
+S = ManagerStatus
+A = SubAgentStatus
 
 MANAGER_RULES = Rulebook(
     name="manager",
@@ -53,14 +54,14 @@ MANAGER_RULES = Rulebook(
 
 SUBAGENT_RULES = Rulebook(
     name="subagent",
-    states=(NONE_STATE, S.CONTINUE, S.TAKEOVER, S.PENDING, S.CONFIRM, S.FINISH, S.FAIL),
+    states=(NONE_STATE, A.CONTINUE, A.TAKEOVER, A.PENDING, A.CONFIRM, A.FINISH, A.FAIL),
     moves=(
-        (NONE_STATE, S.CONTINUE),
-        (S.CONTINUE, S.FINISH), (S.CONTINUE, S.FAIL), (S.CONTINUE, S.TAKEOVER), (S.CONTINUE, S.CONFIRM),
-        (S.CONTINUE, S.PENDING), (S.PENDING, S.CONTINUE), (S.PENDING, S.FAIL),
-        (S.TAKEOVER, S.CONTINUE), (S.TAKEOVER, S.FAIL),
-        (S.CONFIRM, S.FINISH), (S.CONFIRM, S.FAIL), (S.CONFIRM, S.CONTINUE),
-        (S.FINISH, S.CONTINUE), (S.FAIL, S.CONTINUE),  # the next assignment
+        (NONE_STATE, A.CONTINUE),
+        (A.CONTINUE, A.FINISH), (A.CONTINUE, A.FAIL), (A.CONTINUE, A.TAKEOVER), (A.CONTINUE, A.CONFIRM),
+        (A.CONTINUE, A.PENDING), (A.PENDING, A.CONTINUE), (A.PENDING, A.FAIL),
+        (A.TAKEOVER, A.CONTINUE), (A.TAKEOVER, A.FAIL),
+        (A.CONFIRM, A.FINISH), (A.CONFIRM, A.FAIL), (A.CONFIRM, A.CONTINUE),
+        (A.FINISH, A.CONTINUE), (A.FAIL, A.CONTINUE),  # the next assignment
     ),
     initial=NONE_STATE,
 )
@@ -197,7 +198,7 @@ class ContinueSubAgentState(SubAgentState):
 
     @classmethod
     def name(cls) -> str:
-        return S.CONTINUE
+        return A.CONTINUE
 
 
 @SubAgentStateManager.register
@@ -207,7 +208,7 @@ class TakeoverSubAgentState(SubAgentState):
 
     @classmethod
     def name(cls) -> str:
-        return S.TAKEOVER
+        return A.TAKEOVER
 
 
 @SubAgentStateManager.register
@@ -217,7 +218,7 @@ class PendingSubAgentState(SubAgentState):
 
     @classmethod
     def name(cls) -> str:
-        return S.PENDING
+        return A.PENDING
 
 
 @SubAgentStateManager.register
@@ -227,7 +228,7 @@ class ConfirmSubAgentState(SubAgentState):
 
     @classmethod
     def name(cls) -> str:
-        return S.CONFIRM
+        return A.CONFIRM
 
 
 @SubAgentStateManager.register
@@ -251,11 +252,11 @@ class FinishSubAgentState(SubAgentState):
 
     @classmethod
     def name(cls) -> str:
-        return S.FINISH
+        return A.FINISH
 
 
 @SubAgentStateManager.register
 class FailSubAgentState(FinishSubAgentState):
     @classmethod
     def name(cls) -> str:
-        return S.FAIL
+        return A.FAIL

@@ -22,12 +22,12 @@ from ufo_mobile.core.states.mobile import (
     need_context,
 )
 from ufo_mobile.core.states.rulebook import Rulebook
-from ufo_mobile.core.status import NONE_STATE, MobileAgentStatus
+from ufo_mobile.core.status import NONE_STATE, ReplayStatus
 
 if TYPE_CHECKING:
     from ufo_mobile.core.context import RunContext
 
-S = MobileAgentStatus
+S = ReplayStatus
 
 REPLAY_RULES = Rulebook(
     name="replay",
