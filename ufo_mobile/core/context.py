@@ -1,5 +1,6 @@
 """What every agent and state of one run shares: ids, the run directory, logging, the shared
-state (its one owner: agents replace it with what a step's reducers made of it), usage, stop flag.
+state (its one owner: agents replace it with what a step's reducers made of it), usage, stop flag,
+and the execution state (``ufo_mobile/core/memory/execution.py``: where the run is, how it stands).
 
 Stopping, in three strengths: ``interrupt`` (the first Ctrl-C or SIGTERM) cancels the running step
 or connect, which is still recorded, and the agent ends in FAIL with the reason; ``abandon`` (the
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ufo_mobile.core.llm.base import ChatModel, Usage
+from ufo_mobile.core.memory.execution import ExecutionState
 from ufo_mobile.core.memory.state import SharedState
 from ufo_mobile.core.trace.writer import RunWriter
 
@@ -34,6 +36,7 @@ class RunContext:
     usage_by_role: dict[str, Usage] = field(default_factory=dict)  # the same, per agent role (see models)
     models: dict[str, ChatModel] = field(default_factory=dict, repr=False)  # settings.models, built: role -> model
     shared: SharedState = field(default_factory=SharedState)
+    execution: ExecutionState = field(default_factory=ExecutionState)  # where the run is, and how it stands
     interrupted: bool = False
     stop_reason: str = ""
     stop_signal: int | None = None
@@ -84,10 +87,12 @@ class RunContext:
         """Ask the run to stop (Ctrl-C, SIGTERM): the running step is cancelled and recorded."""
         if not self.interrupted:
             self.interrupted, self.stop_reason, self.stop_signal = True, reason, signal
+            self.execution.request_stop(reason)
         self.cancel_step(self.stop_reason)
 
     def abandon(self) -> None:
         """Stop now (a second Ctrl-C): cancel the whole run; the session still records why."""
         self.abandoned = True
+        self.execution.abandon()
         if self.run_task is not None and not self.run_task.done():
             self.run_task.cancel()

@@ -118,6 +118,7 @@ class RunResult:
     needs_person: bool = False  # it stopped for a person nobody could be (a question, a takeover, an approval)
     steps_used: int = 0  # of the step budget: actions on the phone and the final answer
     usage_by_role: dict[str, dict[str, Any]] = field(default_factory=dict)  # role -> model, tokens, cost, calls
+    execution: dict[str, Any] = field(default_factory=dict)  # where the run ended: RunContext.execution
 
     @property
     def ok(self) -> bool:
@@ -404,6 +405,7 @@ class Session:
         stopped = ctx.interrupted and failed and agent.reason == ctx.stop_reason
         # a structured answer was checked in the round (a mismatch is re-asked about, then fails the step)
         answer, reason, output = agent.answer, agent.reason, ctx.shared.output
+        ctx.execution.end(failed=failed, reason=reason)  # a host that left early, an abandoned run
         return RunResult(
             run_id=self.run_id,
             status=MobileAgentStatus.FAIL if failed else MobileAgentStatus.FINISH,
@@ -424,6 +426,7 @@ class Session:
             steps_used=ctx.shared.steps_used,
             usage_by_role={role: {"model": self.settings.model_for(role).name, **usage.to_dict()}
                            for role, usage in sorted(ctx.usage_by_role.items())},
+            execution=ctx.execution.to_json(),
         )
 
     async def _close_model(self, model: ChatModel, role_models: Mapping[str, ChatModel]) -> None:

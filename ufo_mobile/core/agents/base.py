@@ -25,6 +25,7 @@ from ufo_mobile.settings import LimitSettings
 
 if TYPE_CHECKING:
     from ufo_mobile.core.context import RunContext
+    from ufo_mobile.core.memory.execution import ExecutionState
     from ufo_mobile.core.processors.base import Processor
 
 
@@ -43,6 +44,8 @@ class BasicAgent:
 
     #: whose model this agent asks (``settings.models``; "agent": always ``model``) and whose usage it adds to
     model_role: ClassVar[str] = "agent"
+    #: the run's execution state this agent's moves are reported to (``follow``)
+    _execution: ExecutionState | None = None
 
     def __init__(self, name: str, state_manager: AgentStateManager, rules: Rulebook, *,
                  limits: LimitSettings | None = None, step_timer: StepTimer = event_loop_timer,
@@ -76,7 +79,8 @@ class BasicAgent:
         """
         if not self.state_manager.owns(state):
             raise StateMachineError(f"{state!r} is not a state of {type(self).__name__} {self.name!r}")
-        self.machine.move(state.name(), step=self.step, reason=self.reason, run_id=self.run_id)
+        self.machine.move(state.name(), step=self.step, reason=self.reason, run_id=self.run_id,
+                          ends_round=state.is_round_end())
         self._state = state
         if state.name() == MobileAgentStatus.FAIL:
             self.failed = True
@@ -87,7 +91,20 @@ class BasicAgent:
         self.reason = reason
 
     async def handle(self, context: RunContext) -> None:
+        self.follow(context.execution)
         await self.state.handle(self, context)
+
+    def follow(self, execution: ExecutionState) -> None:
+        """Report this agent's moves to the run's ``execution`` (through the machine's after-move
+        hook), starting with where the agent stands now. Its first turn does it; a second call for
+        the same run does nothing."""
+        if self._execution is execution:
+            return
+        self._execution = execution
+        self.machine.watch(lambda m: execution.moved(m.agent, m.dest, step=m.step, reason=m.reason,
+                                                     ends_round=m.ends_round))
+        execution.moved(self.name, self.state.name(), step=self.step, reason=self.reason,
+                        ends_round=self.state.is_round_end())
 
     # --- the work of the states (each agent says what its states do) -------------------------
 
