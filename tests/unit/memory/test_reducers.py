@@ -77,3 +77,19 @@ def test_empty_update_is_identity() -> None:
     state = SharedState()
     assert r.apply_update(state, None) is state
     assert r.apply_update(state, {}) is state
+
+
+def test_append_items_drops_an_item_whose_id_is_there_already() -> None:
+    """Seed 003: an ``id`` key or attribute identifies an item; the first one stays."""
+    a1, b, a2 = {"id": "a", "v": 1}, {"id": "b"}, {"id": "a", "v": 2}
+    assert r.append_items([a1], [b, a2, b]) == [a1, b]
+    e1 = ActionEntry(id="s1", step=1, name="click")
+    e2 = ActionEntry(id="s1", step=2, name="swipe")
+    assert r.append_items([e1], e2) == [e1]
+
+
+def test_append_items_without_an_id_always_append() -> None:
+    assert r.append_items(["tapped"], ["tapped", "tapped"]) == ["tapped"] * 3  # a string is not an id
+    assert r.append_items([{"x": 1}], {"x": 1}) == [{"x": 1}, {"x": 1}]
+    m = ChatMessage(role="user", content="no id")
+    assert r.append_items([m], m) == [m, m]

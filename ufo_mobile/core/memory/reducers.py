@@ -26,38 +26,49 @@ def add(old: Any, new: Any) -> Any:
     return old + new
 
 
-def append_items(old: list[Any], new: Any) -> list[Any]:
-    """Append one item or a list of items (histories: one entry per action or step)."""
-    items = new if isinstance(new, list) else [new]
-    return [*old, *items]
-
-
-def _item_id(item: Any) -> Any:
-    if isinstance(item, str | int):
-        return item
+def _id_attr(item: Any) -> Any:
+    """An item's id: its ``id`` key or attribute (None: it has none)."""
     if isinstance(item, Mapping):
         return item.get("id")
     return getattr(item, "id", None)
 
 
-def append_unique(old: list[Any], new: Any) -> list[Any]:
-    """Append items whose id (a string is its own id) is not there yet; the first one stays."""
+def _item_id(item: Any) -> Any:
+    """The same, where a string or a number is its own id."""
+    return item if isinstance(item, str | int) else _id_attr(item)
+
+
+def _append_new(old: list[Any], new: Any, key: Callable[[Any], Any]) -> list[Any]:
+    """``old`` with one item or a list of items appended, except those whose ``key`` (not None) is
+    there already: the first item of an id stays."""
     items = new if isinstance(new, list) else [new]
     merged = list(old)
-    seen = {_item_id(x) for x in merged} - {None}
+    seen = {key(x) for x in merged} - {None}
     for item in items:
-        key = _item_id(item)
-        if key is None or key not in seen:
+        k = key(item)
+        if k is None or k not in seen:
             merged.append(item)
-            if key is not None:
-                seen.add(key)
+            if k is not None:
+                seen.add(k)
     return merged
+
+
+def append_items(old: list[Any], new: Any) -> list[Any]:
+    """Append one item or a list of items (histories: one entry per action or step). An item with an
+    ``id`` (an attribute or a key) already there is dropped (seed 003); items without one, such as
+    strings and flags, always append."""
+    return _append_new(old, new, _id_attr)
+
+
+def append_unique(old: list[Any], new: Any) -> list[Any]:
+    """Append items whose id (a string is its own id) is not there yet; the first one stays."""
+    return _append_new(old, new, _item_id)
 
 
 def add_messages(old: list[Any], new: Any) -> list[Any]:
     """Append chat messages; a message whose ``id`` is already there is dropped (seed 003): a
     message replayed by a resumed or re-asked turn is not sent twice."""
-    return append_unique(old, new)
+    return append_items(old, new)
 
 
 def replace_messages(old: list[Any], new: Any) -> list[Any]:

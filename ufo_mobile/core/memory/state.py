@@ -1,9 +1,10 @@
 """The shared state of a run (seed 000's fields), owned by the run context.
 
 Fields are only changed through ``apply_update`` with the reducer named in each field's metadata
-(seed 003): histories ``append_items``, plans, device fields and flags ``replace_value``, counters
-add, messages ``add_messages`` (a duplicate id is dropped). The step history lives here once, as
-typed ``step_records``; ``message_history`` is the manager's own conversation.
+(seed 003): histories ``append_items`` (an item whose ``id`` is there already is dropped), plans,
+device fields and flags ``replace_value``, counters add, messages ``add_messages`` (the same). The
+step history lives here once, as typed ``step_records``; ``message_history`` is the manager's own
+conversation.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The processor: ordered phases over one ``StepContext``, with middleware and a recorder.
 
-``process`` runs each phase in order, timing it and merging the partial state update it returns
-through the shared-state reducers. An expected runtime failure (device, UI dump, model, action)
+``process`` runs each phase in order, timing it and merging what it returns into the shared state
+through the reducers: a partial update (field -> value), a list of chat messages (appended to
+``message_history`` through ``add_messages``), or nothing. An expected runtime failure (device, UI dump, model, action)
 ends the task: the step's status becomes FAIL with the failing phase and message as the reason.
 Phases marked ``always`` (memory update) still run after a failure, and the recorder runs in a
 ``finally``, so every step that started is on disk, even when it was cancelled or crashed.
@@ -14,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from time import perf_counter
 from typing import Any, Protocol
 
+from ufo_mobile.core.memory.messages import ChatMessage
 from ufo_mobile.core.memory.reducers import apply_update
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.errors import (
@@ -24,6 +26,23 @@ from ufo_mobile.errors import (
     StateMachineError,
     UfoMobileError,
 )
+
+#: What a phase may return: a partial shared-state update, chat messages for the history, or nothing.
+PhaseResult = Mapping[str, Any] | Sequence[ChatMessage] | None
+
+
+def as_update(result: PhaseResult) -> Mapping[str, Any] | None:
+    """A phase's result as a shared-state update.
+
+    Raises:
+        TypeError: the result is neither an update, nor chat messages, nor None.
+    """
+    if result is None or isinstance(result, Mapping):
+        return result
+    messages = list(result)
+    if not all(isinstance(m, ChatMessage) for m in messages):
+        raise TypeError(f"a phase returned {type(result).__name__} of something other than chat messages")
+    return {"message_history": messages} if messages else None
 
 
 class Phase(Protocol):
@@ -37,8 +56,8 @@ class Phase(Protocol):
         """Run even after an earlier phase failed (memory update)."""
         ...
 
-    async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
-        """Do the phase's work; return a partial shared-state update (or None)."""
+    async def run(self, ctx: StepContext) -> PhaseResult:
+        """Do the phase's work; return a partial shared-state update, chat messages, or None."""
         ...
 
 
@@ -104,7 +123,7 @@ class Processor:
             await self._on_error(ctx, phase.name, exc)
             raise
         ctx.timings[phase.name] = perf_counter() - start
-        ctx.shared = apply_update(ctx.shared, update)
+        ctx.shared = apply_update(ctx.shared, as_update(update))
         for m in reversed(self.middleware):
             await m.after(ctx, phase.name)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ufo_mobile.core.processors.base import Phase
+from ufo_mobile.core.processors.base import Phase, PhaseResult
 from ufo_mobile.core.processors.confirm import ConfirmPolicy
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.status import ReplayStatus
@@ -102,7 +102,7 @@ class ReplayExecution:
         self.actions = actions
         self.code = code  # CodeAct's phase, for recorded ``code`` steps
 
-    async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
+    async def run(self, ctx: StepContext) -> PhaseResult:
         if ctx.action is None:
             return None
         phase = self.code if ctx.action.name == "code" and self.code is not None else self.actions
