@@ -77,7 +77,7 @@ class ScriptPhase(LLMInteraction):
         status = "succeeded" if run.ok else f"failed ({run.error or run.refused})"
         update: dict[str, Any] = {
             "scripter_history": {"step": ctx.step, "task": task, "status": status, "output": output},
-            "last_scripter_success": run.ok, "action_outcomes": run.ok, "summary_history": ctx.result.summary}
+            "action_outcomes": run.ok, "summary_history": ctx.result.summary}
         if not run.ok:
             update["error_descriptions"] = ctx.reason
         return update

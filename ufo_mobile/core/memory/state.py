@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ufo_mobile.core.memory import reducers as r
 from ufo_mobile.core.memory.messages import ChatMessage
@@ -29,13 +29,24 @@ class ActionEntry(BaseModel):
     observation_id: str = ""
 
 
+#: Fields an earlier version kept and nothing read: a ``state.json`` that has them (a run resumed, a
+#: replay's carried state) still loads, without them.
+RETIRED_FIELDS = frozenset({"platform", "progress_summary", "error_flag_plan", "last_scripter_success"})
+
+
 class SharedState(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_retired(cls, data: Any) -> Any:
+        if isinstance(data, dict) and not RETIRED_FIELDS.isdisjoint(data):
+            return {k: v for k, v in data.items() if k not in RETIRED_FIELDS}
+        return data
 
     # task
     instruction: Annotated[str, r.replace_value] = ""
     step_number: Annotated[int, r.add] = 0
-    platform: Annotated[str, r.replace_value] = "android"
     # device
     formatted_device_state: Annotated[str, r.replace_value] = ""
     previous_formatted_device_state: Annotated[str, r.replace_value] = ""
@@ -50,7 +61,6 @@ class SharedState(BaseModel):
     plan: Annotated[list[str], r.replace_value] = Field(default_factory=list)
     current_subgoal: Annotated[str, r.replace_value] = ""
     last_thought: Annotated[str, r.replace_value] = ""
-    progress_summary: Annotated[str, r.replace_value] = ""
     answer: Annotated[str, r.replace_value] = ""
     # action history (parallel lists, one entry per executed action)
     action_history: Annotated[list[ActionEntry], r.append_unique] = Field(default_factory=list)
@@ -68,7 +78,6 @@ class SharedState(BaseModel):
     custom_variables: Annotated[dict[str, Any], r.merge_dict] = Field(default_factory=dict)
     # sub-agents
     scripter_history: Annotated[list[dict[str, Any]], r.append_items] = Field(default_factory=list)
-    last_scripter_success: Annotated[bool | None, r.replace_value] = None
     # the step budget (limits.max_steps): actions on the phone and the final answer; the manager's
     # planning turns apart (limits.max_planner_turns)
     steps_used: Annotated[int, r.add] = 0
@@ -86,7 +95,6 @@ class SharedState(BaseModel):
     # outcome and escalation
     finished: Annotated[bool, r.replace_value] = False
     success: Annotated[bool | None, r.replace_value] = None
-    error_flag_plan: Annotated[bool, r.replace_value] = False
     err_to_manager_thresh: Annotated[int, r.replace_value] = 2
 
     def consecutive_failures(self) -> int:

@@ -155,8 +155,7 @@ class ManagerInteraction(LLMInteraction):
         first = reply.plan[0]
         ctx.reason = f"{first.kind}: {printable(first.text, 200)}"
         ctx.extra["subgoal"] = first.model_dump()
-        update.update({"plan": [item.render() for item in reply.plan], "current_subgoal": first.text,
-                       "error_flag_plan": ctx.state == ManagerStatus.REPLAN})
+        update.update({"plan": [item.render() for item in reply.plan], "current_subgoal": first.text})
         return update
 
 
