@@ -1,5 +1,6 @@
 """ufo_mobile: an explicit finite-state-machine runtime for LLM agents that operate Android phones."""
 
+from ufo_mobile.core import build as _build  # noqa: F401 - builds every Session (Session.default_parts)
 from ufo_mobile.core.agents.mobile import MobileAgent
 from ufo_mobile.core.context import RunContext
 from ufo_mobile.core.device.base import DeviceDriver
