@@ -15,6 +15,7 @@ from pathlib import Path
 from signal import Signals
 from typing import Any
 
+from ufo_mobile.core import build
 from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.device.sim import SimDriver
 from ufo_mobile.core.llm.base import ChatModel
@@ -150,8 +151,8 @@ async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | 
     base = settings or default_settings()
     phone = build_phone(instance, width=base.device.sim.width, height=base.device.sim.height)
     device = driver(phone)
-    session = Session(run_settings(instance, base, log_dir), device=device, model=model, run_id=run_id,
-                      on_start=on_start)
+    session = build.session(run_settings(instance, base, log_dir), device=device, model=model, run_id=run_id,
+                            on_start=on_start)
     result = await session.run()
     # a run that a failed write ended (a full disk) did not end on its own either: not the agent's failure
     failure = session.context.writer.failure if session.context is not None else None

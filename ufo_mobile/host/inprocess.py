@@ -30,11 +30,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from ufo_mobile.core import build
 from ufo_mobile.core.context import RunContext
 from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.processors.context import StepContext
-from ufo_mobile.core.session import LiveRun, RunResult, Session, connect_device
+from ufo_mobile.core.session import LiveRun, RunResult, connect_device
 from ufo_mobile.core.states.base import AgentLike
 from ufo_mobile.core.status import NONE_STATE, MobileAgentStatus
 from ufo_mobile.settings import Settings, load_settings
@@ -114,7 +115,7 @@ async def open_agent(settings: Settings | Path | str, *, overrides: Mapping[str,
     """
     if not isinstance(settings, Settings):
         settings = load_settings(task_path(Path(settings)), overrides=overrides)
-    session = Session(settings, device=device, model=model, run_id=run_id, on_step=on_step)
+    session = build.session(settings, device=device, model=model, run_id=run_id, on_step=on_step)
     async with session.opened() as live:
         agent = live.agent
         await connect_device(agent, live.device, live.context)
