@@ -6,13 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from ufo_mobile.cli import _overrides, build_parser
+from ufo_mobile.cli import build_parser
+from ufo_mobile.cli.run_cmd import run_overrides
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.settings import load_settings
 
 
 def overrides(*args: str) -> dict[str, object]:
-    return _overrides(build_parser().parse_args(["run", "task.yaml", *args]))
+    return run_overrides(build_parser().parse_args(["run", "task.yaml", *args]))
 
 
 def test_provider_model_and_base_url() -> None:

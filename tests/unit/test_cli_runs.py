@@ -192,7 +192,7 @@ def test_the_report_switch_turns_the_end_of_run_report_off(tmp_path: Path) -> No
 def test_device_serial_keeps_the_task_files_driver_unless_driver_is_given(
         tmp_path: Path, device: str, options: list[str], kind: str) -> None:
     from ufo_mobile.cli import build_parser, on_a_real_phone, run_settings
-    from ufo_mobile.cli.replay_cmd import _overrides as replay_overrides
+    from ufo_mobile.cli.replay_cmd import replay_overrides
     from ufo_mobile.settings import settings_of_run
 
     task = tmp_path / "task.yaml"

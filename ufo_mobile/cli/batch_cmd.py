@@ -14,7 +14,7 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ufo_mobile.cli import EXIT_FAIL, _err
+from ufo_mobile.cli.common import EXIT_FAIL, err
 from ufo_mobile.cli.console import is_terminal
 from ufo_mobile.safe_text import printable
 from ufo_mobile.shipped import task_path
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 def add_batch_parser(sub: Any) -> None:
     """The ``batch`` command's arguments (``sub``: the command line's subparsers)."""
-    from ufo_mobile.cli import port_number, positive, run_id
+    from ufo_mobile.cli.common import port_number, positive, run_id
 
     batch = sub.add_parser(
         "batch", help="run many task files over a pool of phones (local asyncio, or Ray)",
@@ -93,6 +93,6 @@ def run_batch(args: argparse.Namespace, out: TextIO) -> int:
     for line in summary_lines(run.info, found):
         print(line, file=out, flush=True)
     if run.record_error is not None:
-        _err(f"error: the batch's record is incomplete: {printable(run.record_error, 300)}")
+        err(f"error: the batch's record is incomplete: {printable(run.record_error, 300)}")
         return EXIT_FAIL if run.signal is None else exit_code(found, run.signal)
     return exit_code(found, run.signal)

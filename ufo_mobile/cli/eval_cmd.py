@@ -26,7 +26,7 @@ from rich.console import Console as RichConsole
 from rich.table import Table
 from rich.text import Text
 
-from ufo_mobile.cli import EXIT_FAIL, EXIT_OK, MODES, PROVIDERS, _err, _model_overrides, fraction, positive
+from ufo_mobile.cli.common import EXIT_FAIL, EXIT_OK, MODES, PROVIDERS, err, fraction, model_overrides, positive
 from ufo_mobile.cli.console import fit, is_terminal
 from ufo_mobile.core.session import install_stop_signals
 from ufo_mobile.errors import ConfigError, RunWriteError
@@ -130,35 +130,42 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
         records = asyncio.run(_run(campaign))
     finally:
         writer.close()
-    summary = summarize(records) if records else None
     meta = {"suite": [str(p) for p in args.suite], "model": campaign.model_label, "mode": settings.mode,
             "repeat": args.repeat, "seed": args.seed, "planned_runs": len(runs), "stopped": campaign.stopped,
             "wall_seconds": round(time.monotonic() - started, 3)}
+    return end_eval(console, campaign, records, meta, writer.path, min_success=args.min_success)
+
+
+def end_eval(console: RichConsole, campaign: Campaign, records: list[dict[str, Any]], meta: dict[str, Any],
+             results: Path, *, min_success: float | None) -> int:
+    """Write ``summary.json`` (``meta`` and the scores) next to ``results`` (the ``results.jsonl``),
+    print the table, the scores and how the evaluation ended; the exit code."""
+    summary = summarize(records) if records else None
     summary_error: RunWriteError | None = None
     if summary is None:
         console.print(f"no run ended ({printable(campaign.stopped or 'nothing to run')})", markup=False)
     else:
         try:
-            write_summary(directory, summary, meta)
+            write_summary(results.parent, summary, meta)
         except RunWriteError as exc:
             summary_error = exc
         print_results(console, records, summary)
     if campaign.stopped is not None:
         stopped = summary.totals.interrupted if summary is not None else 0
-        console.print(f"stopped ({printable(campaign.stopped)}): {len(records) - stopped} of {len(runs)} runs ended"
-                      + (f", {stopped} interrupted" if stopped else "") + "; the records of every run are kept",
-                      markup=False, highlight=False)
-    console.print(f"results: {printable(str(writer.path))}", markup=False, highlight=False)
+        console.print(f"stopped ({printable(campaign.stopped)}): {len(records) - stopped} of "
+                      f"{meta['planned_runs']} runs ended" + (f", {stopped} interrupted" if stopped else "")
+                      + "; the records of every run are kept", markup=False, highlight=False)
+    console.print(f"results: {printable(str(results))}", markup=False, highlight=False)
     if campaign.write_error is not None or summary_error is not None:
-        _err(f"error: {cannot_write_line(campaign.write_error, summary_error, summary is not None)}")
+        err(f"error: {cannot_write_line(campaign.write_error, summary_error, summary is not None)}")
     if campaign.stop_signal is not None:
         return 128 + campaign.stop_signal
     if campaign.write_error is not None or summary_error is not None:
         return EXIT_CANNOT_WRITE
     if campaign.stopped is not None:
         return 128 + signal.SIGINT
-    if args.min_success is not None and (summary is None or summary.totals.success_rate < args.min_success):
-        console.print(f"success rate below --min-success {args.min_success:g}", markup=False)
+    if min_success is not None and (summary is None or summary.totals.success_rate < min_success):
+        console.print(f"success rate below --min-success {min_success:g}", markup=False)
         return EXIT_FAIL
     return EXIT_OK
 
@@ -218,7 +225,7 @@ def eval_settings(args: argparse.Namespace) -> tuple[BuiltinModel | None, Settin
             raise ConfigError(f"--model {builtin} is built in: it takes no --provider or --base-url", key="--model")
         overrides["model"] = {"kind": "scripted", "script": "-"}  # the runs get their model from the campaign
     else:
-        overrides["model"] = _model_overrides(args)
+        overrides["model"] = model_overrides(args)
     if args.mode is not None:
         overrides["mode"] = args.mode
     if args.log_dir is not None:

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ufo_mobile.cli import EXIT_OK, _err
+from ufo_mobile.cli.common import EXIT_OK, err
 from ufo_mobile.errors import ConfigError, DeviceError
 from ufo_mobile.safe_text import printable
 from ufo_mobile.settings import DeviceSettings
@@ -54,7 +54,7 @@ idle_seconds = seconds_within(1, 86400, low_included=True)
 
 def add_mcp_parser(sub: Any) -> None:
     """The ``mcp`` command's arguments (``sub``: the command line's subparsers)."""
-    from ufo_mobile.cli import port_number, positive
+    from ufo_mobile.cli.common import port_number, positive
     from ufo_mobile.host.mcp.limits import SessionLimits
 
     limits = SessionLimits()
@@ -181,7 +181,7 @@ def run_mcp(args: argparse.Namespace, out: TextIO) -> int:
     except ImportError:
         raise ConfigError("needs the MCP SDK: pip install 'ufo-mobile[host]'", key="mcp") from None
     from ufo_mobile.cli.serve_cmd import token_from_env
-    from ufo_mobile.core.device.factory import make_driver
+    from ufo_mobile.core.build import open_device
     from ufo_mobile.host.mcp.limits import SessionLimits
     from ufo_mobile.host.mcp.server import NAMESPACES, is_loopback
     from ufo_mobile.host.mcp.state import MobileServerState
@@ -197,16 +197,16 @@ def run_mcp(args: argparse.Namespace, out: TextIO) -> int:
     sockets = _bind_all(args, groups) if http else {}
     if http and not is_loopback(args.host):
         more = "" if token else f", and {TOKEN_ENV} is not set: anyone who can reach it can drive the phone"
-        _err(f"warning: listening on {printable(args.host, 80)}, not only on this machine{more}")
+        err(f"warning: listening on {printable(args.host, 80)}, not only on this machine{more}")
     logger = stderr_logger()
     try:
-        driver = make_driver(settings, logger=logger)
+        driver = open_device(settings, logger=logger)
         state = MobileServerState(driver, timeout=args.timeout, logger=logger)
         label = "the simulated phone" if settings.kind == "sim" else (settings.serial or "the only adb phone")
 
         def ready(listening: Listening) -> None:
             if not http:
-                _err(f"mcp: serving the {' and '.join(groups)} tools of {label} on stdio")
+                err(f"mcp: serving the {' and '.join(groups)} tools of {label} on stdio")
                 return
             for group, url in listening.urls.items():
                 print(f"mcp {group} server ({NAMESPACES[group]}) listening on {url}", file=out, flush=True)
@@ -222,7 +222,7 @@ def run_mcp(args: argparse.Namespace, out: TextIO) -> int:
     finally:
         for sock in sockets.values():
             sock.close()
-    _err(f"mcp: stopped; {label} closed")
+    err(f"mcp: stopped; {label} closed")
     return EXIT_OK
 
 
@@ -239,7 +239,7 @@ async def _serve_until_signal(state: MobileServerState, groups: tuple[str, ...],
         loop.add_signal_handler(signum, stop.set)
     try:
         await serve(state, groups, "stdio" if transport == "stdio" else "http", sockets=sockets, stop=stop,
-                    ready=ready, limits=limits, token=token, log=lambda line: _err(f"mcp: {line}"))
+                    ready=ready, limits=limits, token=token, log=lambda line: err(f"mcp: {line}"))
     finally:
         for signum in signals:
             loop.remove_signal_handler(signum)

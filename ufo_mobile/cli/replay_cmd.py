@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from ufo_mobile.cli import device_overrides, fraction, on_a_real_phone, run_at_terminal
+from ufo_mobile.cli.common import device_overrides, fraction, on_a_real_phone
 from ufo_mobile.cli.operator import TerminalOperator
+from ufo_mobile.cli.run_cmd import run_at_terminal
 from ufo_mobile.core.session import Session
 from ufo_mobile.core.trace import runs
 from ufo_mobile.replay import NoModel, ReplayPlan, load_trajectory
@@ -44,7 +45,7 @@ def add_replay_parser(sub: Any) -> None:
     replay.add_argument("--quiet", action="store_true", help="print only the final summary")
 
 
-def _overrides(args: argparse.Namespace) -> dict[str, Any]:
+def replay_overrides(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     device = device_overrides(args)
     if device:
@@ -59,7 +60,8 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 def run_replay(args: argparse.Namespace, out: TextIO) -> int:
     run_dir: Path = args.run_dir
     trajectory = load_trajectory(run_dir)  # ConfigError: not a run directory, still going, nothing to replay
-    settings = settings_of_run(runs.read_run(run_dir), overrides=_overrides(args), source=str(run_dir / "run.json"))
+    settings = settings_of_run(runs.read_run(run_dir), overrides=replay_overrides(args),
+                               source=str(run_dir / "run.json"))
     settings = on_a_real_phone(settings, args)
     plan = ReplayPlan(trajectory, fallback=args.fallback, source=f"run {trajectory.run_id}")
     agent = args.fallback == "agent"
@@ -67,5 +69,5 @@ def run_replay(args: argparse.Namespace, out: TextIO) -> int:
         else None
     # without a fallback no model is needed (nor its key); with one, the run's own model is built
     session = Session(settings, handle_signals=True, operator=operator, replay=plan,
-                      model=None if agent else NoModel())
+                            model=None if agent else NoModel())
     return run_at_terminal(session, f"replay of {trajectory.run_id}: {settings.task.text}", out, quiet=args.quiet)

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from pydantic import ValidationError
 
-from ufo_mobile.cli import EXIT_OK, MODES, PROVIDERS, _err, _model_overrides, port_number, positive
+from ufo_mobile.cli.common import EXIT_OK, MODES, PROVIDERS, err, model_overrides, port_number, positive
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.safe_text import printable
 from ufo_mobile.secret_env import take
@@ -78,7 +78,7 @@ def base_settings(args: argparse.Namespace) -> Settings:
         ConfigError: the file, or no model to run tasks with.
     """
     overrides: dict[str, Any] = {"task": PLACEHOLDER_TASK}
-    model = _model_overrides(args)
+    model = model_overrides(args)
     if model:
         overrides["model"] = model
     if args.mode is not None:
@@ -136,7 +136,7 @@ def run_serve(args: argparse.Namespace, out: TextIO) -> int:
                            queue_limit=args.queue, log_dir=args.log_dir.absolute(), driver=args.driver)
     if not is_loopback(args.host):
         more = "" if token else f", and {TOKEN_ENV} is not set: anyone who can reach it can run tasks on your phones"
-        _err(f"warning: --host {printable(args.host, 80)} is not a loopback address: the task service is reachable "
+        err(f"warning: --host {printable(args.host, 80)} is not a loopback address: the task service is reachable "
              f"from other machines{more}")
 
     def log(line: str) -> None:

@@ -151,7 +151,7 @@ async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | 
     phone = build_phone(instance, width=base.device.sim.width, height=base.device.sim.height)
     device = driver(phone)
     session = Session(run_settings(instance, base, log_dir), device=device, model=model, run_id=run_id,
-                      on_start=on_start)
+                            on_start=on_start)
     result = await session.run()
     # a run that a failed write ended (a full disk) did not end on its own either: not the agent's failure
     failure = session.context.writer.failure if session.context is not None else None

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ufo_mobile.core import build
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.session import RunControl, RunResult, Session
 from ufo_mobile.core.trace.runs import read_steps
@@ -40,9 +41,7 @@ def settings_for(task: Task, phone: Phone, log_dir: Path, driver: str | None = N
     """
     config = Path(task.config) if task.config else None
     base = load_settings(Path(task.file), config_path=config, overrides=task.overrides)
-    device = phone.device_overrides(base.device.kind, driver)  # plain values of DeviceSettings' own fields
-    return base.model_copy(update={"device": base.device.model_copy(update=device),
-                                   "logs": base.logs.model_copy(update={"dir": log_dir})})
+    return build.placed(base, phone.device_overrides(base.device.kind, driver), log_dir)
 
 
 def device_error(result: RunResult, steps: list[dict[str, Any]]) -> str | None:
