@@ -206,7 +206,7 @@ async def _focus(ctx: ActionContext, index: int | None) -> tuple[str, bool]:
     if index is None:
         focused = ctx.ui.phone_state.get("focused_element") or {}
         if focused.get("editable") and focused.get("index") is not None:
-            field = ctx.ui.get_element(int(focused["index"]))
+            field = ctx.ui.get_control(int(focused["index"]))
             return f"{name_of(ctx.ui, field)} (the focused field)", field.node.password
         return "the focused field", bool(focused.get("password"))
     control = target(ctx, index, None)

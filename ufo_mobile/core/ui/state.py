@@ -44,7 +44,13 @@ class UIState:
     def __post_init__(self) -> None:
         self._by_index.update((control.index, control) for control in self.elements)
 
-    def get_element(self, index: int) -> Control:
+    def get_element(self, index: int) -> dict[str, Any] | None:
+        """The control with this id as a dict (``control_info``: index, class, text, resource_id,
+        bounds, flags, ...), or None when the screen has no such control (seed 002's call)."""
+        control = self._by_index.get(index)
+        return control_info(control) if control is not None else None
+
+    def get_control(self, index: int) -> Control:
         """The control with this id. Raises ``ElementNotFoundError`` listing valid ids."""
         control = self._by_index.get(index)
         if control is None:
@@ -61,15 +67,15 @@ class UIState:
                 f"control {index} refers to observation {observation_id!r}, but the screen is now "
                 f"observation {self.observation_id!r}; use ids from the current screen"
             )
-        return self.get_element(index)
+        return self.get_control(index)
 
     def get_element_coords(self, index: int) -> tuple[int, int]:
         """The centre of the control's visible bounds, in screen pixels."""
-        return self.get_element(index).bounds.center
+        return self.get_control(index).bounds.center
 
     def get_element_info(self, index: int) -> dict[str, Any]:
         """A JSON-ready description of the control."""
-        return control_info(self.get_element(index))
+        return control_info(self.get_control(index))
 
     def get_clear_point(self, index: int) -> tuple[int, int]:
         """A point inside the control where a tap reaches it and nothing drawn above it.
@@ -77,7 +83,7 @@ class UIState:
         Blockers are touch-consuming nodes painted later (clickable children, overlapping
         siblings, higher windows). Falls back to the centre when every candidate is blocked.
         """
-        control = self.get_element(index)
+        control = self.get_control(index)
         if self.tree is None:
             return control.bounds.center
         return clear_point(control, self.tree)
