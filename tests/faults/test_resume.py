@@ -109,7 +109,7 @@ def without_status(state: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(("change", "field"), [
-    (lambda state: state.update(memory=5), "memory"),
+    (lambda state: state.update(fast_memory=5), "fast_memory"),
     (lambda state: state.update(plan={"a": 1}), "plan"),
     (without_status, "step_records.0.status"),  # a step record missing a field
     (lambda state: state.update(steps_used="many"), "steps_used"),

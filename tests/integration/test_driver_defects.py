@@ -20,6 +20,7 @@ from ufo_mobile.core.device.adb import AdbDriver
 from ufo_mobile.core.device.base import CurrentApp, KeyboardState
 from ufo_mobile.core.device.u2 import U2Driver
 from ufo_mobile.core.session import Session
+from ufo_mobile.core.ui.provider import AndroidStateProvider
 from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DumpUnavailableError
 from ufo_mobile.sim.android.devstate import SECOND_DISPLAY_ID
 from ufo_mobile.sim.android.profile import get_profile
@@ -268,6 +269,24 @@ async def test_11_select_all_on_android_10_through_u2_or_a_clear_error(sim_devic
     await plain.connect()
     with pytest.raises(DeviceCommandError, match="no `input keycombination` .* and no ADB Keyboard"):
         await plain.press_key("select_all")
+
+
+@pytest.mark.parametrize("kind", ["adb", "u2"])
+async def test_11_press_key_takes_an_android_key_code(kind: str, sim_device: Any) -> None:
+    """Seed 002's ``press_key(keycode: int)``: 4 is BACK and 3 HOME; a code we have no name for goes
+    to the phone as it is."""
+    driver = adb_driver(sim_device) if kind == "adb" else u2_driver(sim_device)
+    await driver.connect()
+    sim_device.phone.start_app(SETTINGS)
+    ui = await AndroidStateProvider(driver).get_state()
+    await driver.tap(*next(c for c in ui.elements if c.label == "Wi-Fi").bounds.center)
+    assert sim_device.phone.current_screen() == "wifi"
+    await driver.press_key(4)
+    assert (sim_device.phone.current_app().package, sim_device.phone.current_screen()) == (SETTINGS, "main")
+    await driver.press_key(285)  # KEYCODE_REFRESH: the emulated phone has nothing to refresh
+    await driver.press_key(3)
+    assert sim_device.phone.current_app().package == LAUNCHER
+    await driver.close()
 
 
 # -- 11. Xiaomi refuses injected input until "USB debugging (Security settings)" is on ------------------------------

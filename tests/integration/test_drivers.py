@@ -135,7 +135,7 @@ async def test_type_at_a_label_is_refused_on_every_driver_and_a_labelled_field_i
         phone = Harness(driver)
         await phone.observe()
         assert phone.ui is not None
-        await driver.tap(*phone.ui.get_element(phone.index("Tell us about you")).bounds.center)
+        await driver.tap(*phone.ui.get_control(phone.index("Tell us about you")).bounds.center)
         await driver.input_text("Ada")
         assert sim_device.phone.state("com.example.form")["name"] == "Ada"  # not into the label, nor nowhere
         result = await phone.act("type", text="Bob", index=phone.index("Tell us about you"))

@@ -529,3 +529,19 @@ def test_settings_are_frozen_strict_and_checked() -> None:
         StealthSettings(typing_pause_s=(0.5, 0.1))
     with pytest.raises(ValidationError):
         StealthSettings(max_pause_s=-1)
+
+
+async def test_tap_in_is_a_port_call_the_centre_by_default_and_recorded_with_its_bounds(tmp_path: Path) -> None:
+    spy = SpyDriver()
+    await spy.tap_in((100, 200, 301, 261))
+    await spy.tap_in([0, 0, 2, 2])
+    assert spy.calls[-2:] == [("tap", 200, 230), ("tap", 1, 1)]
+    with pytest.raises(ValueError, match="empty bounds"):
+        await spy.tap_in((5, 5, 5, 9))
+    recorder = RecordingDriver(SpyDriver(), str(tmp_path / "r.jsonl"))
+    await recorder.tap_in((100, 200, 301, 261))
+    (line,) = load_recording(tmp_path / "r.jsonl")
+    assert (line.action, line.args) == ("tap_in", {"bounds": [100, 200, 301, 261]})
+    again = SpyDriver()
+    await replay(tmp_path / "r.jsonl", again, keep_timing=False)
+    assert again.calls == [("tap", 200, 230)]

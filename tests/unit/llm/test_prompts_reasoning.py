@@ -15,7 +15,8 @@ from ufo_mobile.core.status import MODEL_STATUSES
 EXPECTED = {
     "manager": {
         "system": {"actions", "person", "untrusted"}, "scripter_disabled": set(), "output_schema": {"schema"},
-        "user": {"request", "current_app", "apps"}, "app_card": {"app", "card"}, "memory": {"memory"},
+        "user": {"request", "current_app", "apps"}, "device_date": {"date"}, "app_card": {"app", "card"},
+        "memory": {"memory"},
         "executor_facts": {"facts"}, "previous_plan": {"plan"}, "recent_actions": {"outcomes"},
         "error_history": {"errors"}, "replan": {"failures", "attempts"},
         "scripter_result": {"task", "status", "output"}, "screen": {"screen"}, "blocked": set(), "reask": {"error"},

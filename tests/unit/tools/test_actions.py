@@ -46,7 +46,7 @@ async def test_click_turns_wifi_on(sim: SimDriver, phone: Harness) -> None:
 async def test_click_text_of_an_inner_control_is_accepted(sim: SimDriver, phone: Harness) -> None:
     sim.phone.start_app(SETTINGS)
     ui = await phone.observe()
-    row = ui.get_element(phone.index("Wi-Fi")).parent  # the clickable row has no text of its own
+    row = ui.get_control(phone.index("Wi-Fi")).parent  # the clickable row has no text of its own
     result = await phone.act("click", index=row, text="Wi-Fi")
     assert result.success, result.summary
     assert sim.phone.current_screen() == "wifi"
@@ -77,7 +77,7 @@ async def test_a_clickable_rows_label_is_the_label_of_a_control_inside_it(sim: S
     assert phone.ui is not None
     label = phone.index("Bluetooth")
     row = label - 1  # the clickable row the label sits in
-    assert phone.ui.get_element(row).node.clickable and not phone.ui.get_element(label).node.clickable
+    assert phone.ui.get_control(row).node.clickable and not phone.ui.get_control(label).node.clickable
     result = await phone.act("click", index=row, text="bluetooth")
     assert result.success, result.summary
     assert sim.phone.current_screen() == "bluetooth"
@@ -95,7 +95,7 @@ async def test_click_on_a_stale_observation_is_refused(sim: SimDriver, phone: Ha
 async def test_click_at_and_click_area_hit_the_switch(sim: SimDriver, phone: Harness) -> None:
     switch = await wifi_page(phone, sim)
     assert phone.ui is not None
-    box = phone.ui.get_element(switch).bounds
+    box = phone.ui.get_control(switch).bounds
     result = await phone.act("click_at", x=box.center[0], y=box.center[1])
     assert result.success and result.summary.endswith(f"on [{switch}] 'Use Wi-Fi'")
     assert sim.phone.state(SETTINGS)["wifi"] is True
@@ -144,7 +144,7 @@ async def test_long_press_and_long_press_at(playground: SimDriver, phone: Harnes
     await phone.act("click", index=button)
     assert playground.phone.state("com.example.playground")["held"] is False
     assert phone.ui is not None
-    x, y = phone.ui.get_element(button).bounds.center
+    x, y = phone.ui.get_control(button).bounds.center
     assert (await phone.act("long_press_at", x=x, y=y)).success
     assert playground.phone.state("com.example.playground")["held"] is True
 

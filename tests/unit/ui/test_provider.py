@@ -155,3 +155,53 @@ async def test_controls_under_the_keyboard_the_dump_does_not_show_are_left_out()
     hidden.xml = focused_field
     ui = (await AndroidStateProvider(hidden).read(observation_id="o", screen_size=(1080, 2400))).ui
     assert [(c.bounds.top, c.bounds.bottom) for c in ui.elements if c.node.scrollable] == [(600, 2400)]
+
+
+# --- the phone's date, the pipeline stages, stealth -------------------------------------------------
+
+
+class Dated(FakeDriver):
+    supported = FakeDriver.supported | {"get_date"}
+
+    def __init__(self, dates: list[str | Exception]) -> None:
+        super().__init__()
+        self.dates = dates
+        self.date_reads = 0
+
+    async def get_date(self) -> str:
+        answer = self.dates[min(self.date_reads, len(self.dates) - 1)]
+        self.date_reads += 1
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+async def test_the_phone_date_is_read_once_per_ttl_and_kept_when_the_phone_will_not_say() -> None:
+    now = [0.0]
+    driver = Dated(["Mon Mar  3 10:00:00 CET 2025\n", DeviceCommandError("date: gone"), "Tue Mar  4 08:00:00 CET 2025"])
+    provider = AndroidStateProvider(driver, date_ttl=60.0, clock=lambda: now[0])
+    first = await provider.get_state()
+    now[0] = 59.0
+    second = await provider.get_state()
+    assert (first.device_date, second.device_date, driver.date_reads) == ("Mon Mar 3 10:00:00 CET 2025",) * 2 + (1,)
+    now[0] = 60.0
+    assert (await provider.get_state()).device_date == "Mon Mar 3 10:00:00 CET 2025"  # refused: the last one stays
+    now[0] = 120.0
+    assert (await provider.get_state()).device_date == "Tue Mar  4 08:00:00 CET 2025".replace("  ", " ")
+    assert driver.date_reads == 3
+    assert (await AndroidStateProvider(FakeDriver()).get_state()).device_date == ""  # no get_date: unknown
+
+
+async def test_the_default_formatter_as_a_stage_writes_the_same_text() -> None:
+    from ufo_mobile.core.ui.format import FormatOptions
+    from ufo_mobile.core.ui.pipeline import IndexedFormatter, TreeFormatter
+
+    driver = SimDriver()
+    driver.phone.start_app("com.android.settings", "wifi")
+    options = FormatOptions(legend=False)
+    formatter = IndexedFormatter(options)
+    assert isinstance(formatter, TreeFormatter)
+    plain = await AndroidStateProvider(driver, format_options=options).get_state()
+    staged = await AndroidStateProvider(driver, tree_formatter=formatter).get_state()
+    assert staged.formatted_text == plain.formatted_text and not staged.stealth
+    assert (await AndroidStateProvider(driver, stealth=True).get_state()).stealth

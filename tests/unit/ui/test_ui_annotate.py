@@ -82,7 +82,7 @@ def test_annotate_scales_bounds_to_a_smaller_screenshot(load_dump: LoadDump) -> 
     by_size = _image(annotate(small, ui.elements, screen_size=(1080, 2400)))
     by_scale = _image(annotate(small, ui.elements, scale=0.5))
     assert by_size.tobytes() == by_scale.tobytes()
-    deny = ui.get_element(7).bounds  # [133,1752][947,1857]: its right edge lands at x=473 at half size
+    deny = ui.get_control(7).bounds  # [133,1752][947,1857]: its right edge lands at x=473 at half size
     assert deny == Bounds(133, 1752, 947, 1857)
     assert by_scale.getpixel((473, (deny.top + deny.bottom) // 4)) == KIND_COLORS[ControlKind.BUTTON]
     assert by_scale.getpixel((480, (deny.top + deny.bottom) // 4)) == (255, 255, 255)

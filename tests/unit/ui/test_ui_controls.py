@@ -177,7 +177,7 @@ def test_keyboard_package_detection() -> None:
 def test_permission_dialog_root_not_at_origin(load_dump: LoadDump) -> None:
     state = build_ui_state(load_dump("hksmartcompanion__home_current.xml"), observation_id="o")
     assert (state.screen_width, state.screen_height) == (1080, 2400)  # dialog margins mirrored
-    deny = state.get_element(7)
+    deny = state.get_control(7)
     assert (deny.label, deny.node.class_name) == ("Don’t allow", "android.widget.Button")
     assert state.get_element_coords(7) == (540, 1804)
     precise = [c for c in state.elements if c.label == "Precise"][0]

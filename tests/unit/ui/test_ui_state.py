@@ -40,7 +40,9 @@ def test_resolve_checks_the_observation_and_the_id() -> None:
         ui.resolve(99, "obs-1")
     assert "99" in str(info.value)
     with pytest.raises(ElementNotFoundError):
-        ui.get_element(0)
+        ui.get_control(0)
+    assert ui.get_element(0) is None  # seed 002's lookup: None, no exception
+    assert ui.get_element(1) == ui.get_element_info(1) and ui.get_element(1)["index"] == 1
 
 
 def test_describe_ids_compresses_ranges() -> None:
@@ -109,4 +111,5 @@ def test_screen_without_controls() -> None:
     ui = build_ui_state(xml, observation_id="o")
     assert ui.elements == [] and "(no controls on screen)" in ui.formatted_text
     with pytest.raises(ElementNotFoundError, match="none"):
-        ui.get_element(1)
+        ui.get_control(1)
+    assert ui.get_element(1) is None

@@ -70,7 +70,7 @@ class MobileAgent(BasicAgent):
         self.credentials = credentials or CredentialManager()
         self._redact: Callable[[str], str] | None = None  # the run's Redactor.text, once the run is known
         self.state_provider: StateProvider = state_provider or AndroidStateProvider(
-            device, dump_retries=settings.perception.dump_retries,
+            device, stealth=settings.device.stealth, dump_retries=settings.perception.dump_retries,
             unavailable_retries=settings.perception.dump_refused_retries,
             retry_delay=settings.perception.dump_retry_delay_seconds, redact=self._redact_dump, logger=logger,
             format_options=FormatOptions(legend=False))  # the legend is in the system prompt

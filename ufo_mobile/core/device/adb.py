@@ -25,7 +25,7 @@ from ufo_mobile.core.device.adb_apps import KNOWN_LABELS, AdbAppsMixin, label_fo
 from ufo_mobile.core.device.adb_dump import AdbDumpMixin
 from ufo_mobile.core.device.adb_screen import AdbScreenMixin
 from ufo_mobile.core.device.adb_text import ADB_KEYBOARD, U2_KEYBOARD, AdbTextMixin, typeable_with_input_text
-from ufo_mobile.core.device.base import KEYCODES, normalize_key
+from ufo_mobile.core.device.base import resolve_key
 from ufo_mobile.errors import DeviceCommandError
 
 __all__ = ["ADB_KEYBOARD", "KNOWN_LABELS", "U2_KEYBOARD", "AdbDriver", "label_for", "typeable_with_input_text"]
@@ -53,12 +53,13 @@ class AdbDriver(AdbTextMixin, AdbAppsMixin, AdbScreenMixin, AdbDumpMixin):
         await self._shell(f"input draganddrop {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}",
                           what="drag")
 
-    async def press_key(self, key: str) -> None:
-        name = normalize_key(key)
-        if name == "select_all":
+    async def press_key(self, key: str | int) -> None:
+        """A key name or any Android key code (``input keyevent`` takes them all)."""
+        resolved = resolve_key(key)
+        if resolved.name == "select_all":
             await self.select_all()
             return
-        await self._shell(f"input keyevent {KEYCODES[name]}", what=f"press_key {name}")
+        await self._shell(f"input keyevent {resolved.code}", what=f"press_key {resolved.label}")
 
     # --- apps ------------------------------------------------------------------------------
 

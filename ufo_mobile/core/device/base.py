@@ -9,10 +9,12 @@ All methods are coroutines; drivers that wrap blocking libraries run them throug
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
-# Android key names accepted by ``press_key`` (case-insensitive), mapped to KEYCODE numbers.
+# Android key names accepted by ``press_key`` (case-insensitive), mapped to KEYCODE numbers
+# (AOSP ``android.view.KeyEvent``).
 KEYCODES: dict[str, int] = {
     "home": 3,
     "back": 4,
@@ -38,15 +40,95 @@ KEYCODES: dict[str, int] = {
     "select_all": 257,  # not a real keycode; drivers translate it (ctrl+a)
 }
 
+#: The highest key code AOSP's ``KeyEvent`` defines (``KEYCODE_F24``, Android 16); 0 is ``KEYCODE_UNKNOWN``.
+MAX_KEYCODE = 337
 
-def normalize_key(key: str) -> str:
-    """Return the canonical lower-case key name, accepting ``KEYCODE_BACK`` and ``Back``."""
-    name = key.strip().lower()
-    if name.startswith("keycode_"):
-        name = name[len("keycode_"):]
+# Our names by key code; ``select_all`` has no code of its own (257 is another key on a phone).
+_NAMES_BY_CODE: dict[int, str] = {code: name for name, code in KEYCODES.items() if name != "select_all"}
+
+
+@dataclass(frozen=True)
+class Key:
+    """A key to press: our name for it when we have one, and its Android key code."""
+
+    name: str | None
+    code: int
+
+    @property
+    def label(self) -> str:
+        """``back``, or ``keycode 285`` for a key we have no name for."""
+        return self.name if self.name is not None else f"keycode {self.code}"
+
+
+def resolve_key(key: str | int) -> Key:
+    """The key ``key`` means: a name (``back``, ``KEYCODE_BACK``, ``Back``) or an Android key code
+    (``4``, ``"4"``: seed 002's ``press_key(keycode: int)``). A code we have a name for gets the
+    name; any other code of AOSP's ``KeyEvent`` (1 to ``MAX_KEYCODE``) is kept as a bare code, which
+    the drivers that talk to a real phone send as it is (``input keyevent 285``).
+
+    Raises:
+        ValueError: an unknown name, or a number that is no Android key code.
+    """
+    if isinstance(key, bool) or not isinstance(key, int | str):
+        raise ValueError(f"a key is a name or an Android key code, not {key!r}")
+    text = key.strip() if isinstance(key, str) else ""
+    if isinstance(key, int) or text.isdigit():
+        code = int(key)
+        if not 1 <= code <= MAX_KEYCODE:
+            raise ValueError(f"unknown key code {code}: Android's key codes run from 1 to {MAX_KEYCODE} "
+                             "(KEYCODE_BACK is 4, KEYCODE_HOME 3, KEYCODE_ENTER 66)")
+        return Key(_NAMES_BY_CODE.get(code), code)
+    name = text.lower().removeprefix("keycode_")
     if name not in KEYCODES:
-        raise ValueError(f"unknown key {key!r}; known keys: {', '.join(sorted(KEYCODES))}")
-    return name
+        raise ValueError(f"unknown key {key!r}; known keys: {', '.join(sorted(KEYCODES))}, or an Android "
+                         "key code (a number)")
+    return Key(name, KEYCODES[name])
+
+
+def normalize_key(key: str | int) -> str:
+    """Return the canonical lower-case key name, accepting ``KEYCODE_BACK``, ``Back`` and the code ``4``.
+
+    Raises:
+        ValueError: an unknown key, or a key code we have no name for (``resolve_key`` keeps those).
+    """
+    resolved = resolve_key(key)
+    if resolved.name is None:
+        raise ValueError(f"no name for Android key code {resolved.code}; known keys: {', '.join(sorted(KEYCODES))}")
+    return resolved.name
+
+
+class RectLike(Protocol):
+    """Anything with pixel edges, such as ``ui.hierarchy.Bounds`` (right/bottom exclusive)."""
+
+    @property
+    def left(self) -> int: ...
+    @property
+    def top(self) -> int: ...
+    @property
+    def right(self) -> int: ...
+    @property
+    def bottom(self) -> int: ...
+
+
+Box = RectLike | Sequence[int]
+"""An element's bounds: a ``RectLike`` or ``(left, top, right, bottom)`` (a list, as a recording holds)."""
+
+
+def box_edges(bounds: Box) -> tuple[int, int, int, int]:
+    """``(left, top, right, bottom)`` of ``bounds``.
+
+    Raises:
+        ValueError: not four edges, or an empty box.
+    """
+    if isinstance(bounds, Sequence):
+        if len(bounds) != 4:
+            raise ValueError(f"bounds need four edges (left, top, right, bottom), got {list(bounds)}")
+        left, top, right, bottom = (int(v) for v in bounds)
+    else:
+        left, top, right, bottom = bounds.left, bounds.top, bounds.right, bounds.bottom
+    if right <= left or bottom <= top:
+        raise ValueError(f"empty bounds {(left, top, right, bottom)}")
+    return left, top, right, bottom
 
 
 @dataclass(frozen=True)
@@ -93,6 +175,13 @@ class DeviceDriver:
     async def tap(self, x: int, y: int) -> None:
         raise NotImplementedError("tap")
 
+    async def tap_in(self, bounds: Box) -> None:
+        """Tap inside an element's bounds (right and bottom exclusive). This default taps the centre;
+        ``StealthDriver`` taps a jittered point inside (what ``AndroidStateProvider(stealth=True)``
+        asks the click actions for)."""
+        left, top, right, bottom = box_edges(bounds)
+        await self.tap((left + right) // 2, (top + bottom) // 2)
+
     async def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
         """Press and hold; the default is a zero-length swipe, which is what Android does too."""
         await self.swipe(x, y, x, y, duration_ms)
@@ -107,7 +196,9 @@ class DeviceDriver:
         """Type ``text`` into the focused field, replacing its content when ``clear`` is true."""
         raise NotImplementedError("input_text")
 
-    async def press_key(self, key: str) -> None:
+    async def press_key(self, key: str | int) -> None:
+        """Press a key: a name from ``KEYCODES`` (``back``, ``KEYCODE_BACK``) or an Android key code
+        (``4``); see ``resolve_key``."""
         raise NotImplementedError("press_key")
 
     async def start_app(self, package: str, activity: str | None = None) -> None:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ufo_mobile.core.device.base import DeviceDriver
+from ufo_mobile.core.device.base import Box, DeviceDriver, box_edges
 from ufo_mobile.core.device.uixml import focused_field
 from ufo_mobile.core.device.wrappers import DriverWrapper, Sleep
 from ufo_mobile.core.trace.files import append_line
@@ -33,7 +33,8 @@ from ufo_mobile.errors import RecordingError
 if TYPE_CHECKING:
     from ufo_mobile.core.trace.writer import RunWriter
 
-ActionName = Literal["tap", "long_press", "swipe", "drag", "input_text", "press_key", "start_app", "install_app"]
+ActionName = Literal["tap", "tap_in", "long_press", "swipe", "drag", "input_text", "press_key", "start_app",
+                     "install_app"]
 WITHHELD = "[WITHHELD]"
 _PASSWORD_FIELD = re.compile(r'\bpassword="true"')
 
@@ -64,10 +65,11 @@ class RecordingDriver(DriverWrapper):
     ``screenshot`` after an action opens a new round, so a concurrent screenshot + tree share one.
     """
 
-    def __init__(self, inner: DeviceDriver, path: Path, *, redact: Callable[[str], str] | None = None,
+    def __init__(self, inner: DeviceDriver, path: Path | str, *, redact: Callable[[str], str] | None = None,
                  overwrite: bool = False, append: bool = False, withhold_on_password_screen: bool = True,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(inner)
+        path = Path(path)  # seed 002 writes RecordingDriver(driver, "x.jsonl")
         self.path = path
         self._redact = redact or (lambda text: text)
         self._withhold_on_password = withhold_on_password_screen
@@ -130,6 +132,10 @@ class RecordingDriver(DriverWrapper):
     async def tap(self, x: int, y: int) -> None:
         await self._record("tap", {"x": x, "y": y}, self.inner.tap(x, y))
 
+    async def tap_in(self, bounds: Box) -> None:
+        """Recorded as the element's bounds: the point inside is the inner driver's choice."""
+        await self._record("tap_in", {"bounds": list(box_edges(bounds))}, self.inner.tap_in(bounds))
+
     async def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
         args = {"x": x, "y": y, "duration_ms": duration_ms}
         await self._record("long_press", args, self.inner.long_press(x, y, duration_ms))
@@ -148,7 +154,7 @@ class RecordingDriver(DriverWrapper):
         await self._record("input_text", {"text": shown, "clear": clear}, self.inner.input_text(text, clear),
                            text=text, withheld=withhold)
 
-    async def press_key(self, key: str) -> None:
+    async def press_key(self, key: str | int) -> None:
         await self._record("press_key", {"key": key}, self.inner.press_key(key))
 
     async def start_app(self, package: str, activity: str | None = None) -> None:
@@ -262,6 +268,3 @@ async def _issue(driver: DeviceDriver, action: RecordedAction) -> None:
     except TypeError as exc:
         raise RecordingError(f"action {action.seq} ({action.action}) has bad arguments: {exc}") from exc
     await method(**action.args)
-
-
-# -- human-like input --------------------------------------------------------------------------

@@ -93,12 +93,14 @@ class SimDriver(DeviceDriver):
         await self._call()
         await self._off_loop(self.phone.input_text, text, clear)
 
-    async def press_key(self, key: str) -> None:
+    async def press_key(self, key: str | int) -> None:
+        """A key name or its Android key code; the simulated phone has only the keys we name."""
         await self._call()
         try:
             name = normalize_key(key)
         except ValueError as exc:
-            raise DeviceCommandError(str(exc), serial=self.serial) from exc
+            raise DeviceCommandError(f"{exc} (the simulated phone has only the named keys)",
+                                     serial=self.serial) from exc
         await self._off_loop(self.phone.press_key, name)
 
     # -- apps ----------------------------------------------------------------------------------

@@ -12,32 +12,15 @@ import math
 import random
 import re
 from itertools import pairwise
-from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ufo_mobile.core.device.base import DeviceDriver
+from ufo_mobile.core.device.base import Box, DeviceDriver, RectLike, box_edges
 from ufo_mobile.core.device.wrappers import DriverWrapper, Sleep
 
-if TYPE_CHECKING:
-    pass
+__all__ = ["RectLike", "StealthDriver", "StealthSettings"]
 
 _CHUNKS = re.compile(r"\s+|\S+\s*")
-
-
-class RectLike(Protocol):
-    """Anything with pixel edges, such as ``ui.hierarchy.Bounds`` (right/bottom exclusive)."""
-
-    @property
-    def left(self) -> int: ...
-    @property
-    def top(self) -> int: ...
-    @property
-    def right(self) -> int: ...
-    @property
-    def bottom(self) -> int: ...
-
-
 
 
 class StealthSettings(BaseModel):
@@ -112,14 +95,13 @@ class StealthDriver(DriverWrapper):
         await self._pause(self.settings.action_delay_s)
         await self.inner.tap(*self._near(x, y, self.settings.tap_radius_px))
 
-    async def tap_in(self, bounds: RectLike | tuple[int, int, int, int]) -> None:
-        """Tap a random point inside an element's bounds (left, top, right, bottom; right/bottom exclusive)."""
-        if isinstance(bounds, tuple):
-            left, top, right, bottom = bounds
-        else:
-            left, top, right, bottom = bounds.left, bounds.top, bounds.right, bounds.bottom
-        if right <= left or bottom <= top:
-            raise ValueError(f"tap_in: empty bounds {(left, top, right, bottom)}")
+    async def tap_in(self, bounds: Box) -> None:
+        """Tap a random point inside an element's bounds (left, top, right, bottom; right/bottom
+        exclusive), kept ``element_margin`` off each side."""
+        try:
+            left, top, right, bottom = box_edges(bounds)
+        except ValueError as exc:
+            raise ValueError(f"tap_in: {exc}") from None
         await self._pause(self.settings.action_delay_s)
         await self.inner.tap(self._inside(left, right), self._inside(top, bottom))
 
@@ -179,7 +161,7 @@ class StealthDriver(DriverWrapper):
                 await self._pause(self.settings.typing_pause_s)
             await self.inner.input_text(chunk, clear and index == 0)
 
-    async def press_key(self, key: str) -> None:
+    async def press_key(self, key: str | int) -> None:
         await self._pause(self.settings.action_delay_s)
         await self.inner.press_key(key)
 

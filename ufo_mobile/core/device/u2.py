@@ -37,7 +37,7 @@ from PIL import Image
 from ufo_mobile.core.device.adb import AdbDriver, typeable_with_input_text
 from ufo_mobile.core.device.adb_base import INJECT_DENIED, XIAOMI_HINT, Sleep
 from ufo_mobile.core.device.adb_dump import MAX_DEPTH, u2_connect, u2_release
-from ufo_mobile.core.device.base import KEYCODES, AppInfo, CurrentApp, DeviceDriver, KeyboardState, normalize_key
+from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver, KeyboardState, resolve_key
 from ufo_mobile.core.device.blocking import call_blocking
 from ufo_mobile.errors import DeviceCommandError, DeviceError, DumpUnavailableError
 
@@ -146,16 +146,17 @@ class U2Driver(DeviceDriver):
         steps = max(2, int(duration_ms / 5))
         await self._rpc("drag", lambda d: d.jsonrpc.drag(int(x1), int(y1), int(x2), int(y2), steps))
 
-    async def press_key(self, key: str) -> None:
+    async def press_key(self, key: str | int) -> None:
         if self._u2 is None:
             return await self.adb.press_key(key)
-        name = normalize_key(key)
+        resolved = resolve_key(key)
+        name = resolved.name
         if name in _U2_KEY_NAMES:
             await self._rpc(f"press_key {name}", lambda d: d.jsonrpc.pressKey(name))
         elif name == "select_all":  # CTRL+A: works where `input keycombination` does not (Android 10)
             await self._rpc("press_key select_all", lambda d: d.jsonrpc.pressKeyCode(KEYCODE_A, META_CTRL_ON))
-        else:
-            await self._rpc(f"press_key {name}", lambda d: d.jsonrpc.pressKeyCode(KEYCODES[name]))
+        else:  # any other key, named or not, by its code
+            await self._rpc(f"press_key {resolved.label}", lambda d: d.jsonrpc.pressKeyCode(resolved.code))
 
     async def input_text(self, text: str, clear: bool = False) -> None:
         if self._u2 is None:

@@ -9,12 +9,8 @@ Its ``supported`` set and ``serial`` are the inner driver's, per instance, so wr
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
 
-from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver, KeyboardState
-
-if TYPE_CHECKING:
-    pass
+from ufo_mobile.core.device.base import AppInfo, Box, CurrentApp, DeviceDriver, KeyboardState
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -57,6 +53,9 @@ class DriverWrapper(DeviceDriver):
     async def tap(self, x: int, y: int) -> None:
         await self.inner.tap(x, y)
 
+    async def tap_in(self, bounds: Box) -> None:
+        await self.inner.tap_in(bounds)
+
     async def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
         await self.inner.long_press(x, y, duration_ms)
 
@@ -69,7 +68,7 @@ class DriverWrapper(DeviceDriver):
     async def input_text(self, text: str, clear: bool = False) -> None:
         await self.inner.input_text(text, clear)
 
-    async def press_key(self, key: str) -> None:
+    async def press_key(self, key: str | int) -> None:
         await self.inner.press_key(key)
 
     async def start_app(self, package: str, activity: str | None = None) -> None:
@@ -104,6 +103,3 @@ class DriverWrapper(DeviceDriver):
 
     async def screen_size(self) -> tuple[int, int]:
         return await self.inner.screen_size()
-
-
-# -- recording ---------------------------------------------------------------------------------

@@ -81,8 +81,14 @@ def merge_dict(old: dict[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
     return {**old, **new}
 
 
+def field_name(model: type[BaseModel], name: str) -> str:
+    """The field ``name`` stands for: itself, or the field an older name (``FIELD_ALIASES``) became."""
+    aliases: dict[str, str] = getattr(model, "FIELD_ALIASES", {})
+    return aliases.get(name, name)
+
+
 def reducer_of(model: type[BaseModel], field: str) -> Reducer:
-    info = model.model_fields[field]
+    info = model.model_fields[field_name(model, field)]
     for meta in info.metadata:
         if callable(meta):
             return meta  # type: ignore[no-any-return]
@@ -99,8 +105,9 @@ def apply_update(state: M, update: Mapping[str, Any] | None) -> M:
         return state
     model = type(state)
     values: dict[str, Any] = {}
-    for name, value in update.items():
+    for key, value in update.items():
+        name = field_name(model, key)
         if name not in model.model_fields:
-            raise KeyError(f"{model.__name__} has no field {name!r}")
-        values[name] = reducer_of(model, name)(getattr(state, name), value)
+            raise KeyError(f"{model.__name__} has no field {key!r}")
+        values[name] = reducer_of(model, name)(values.get(name, getattr(state, name)), value)
     return model.model_validate({**dict(state), **values})

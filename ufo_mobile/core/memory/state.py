@@ -9,7 +9,7 @@ conversation.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -70,8 +70,8 @@ class SharedState(BaseModel):
     error_descriptions: Annotated[list[str], r.append_items] = Field(default_factory=list)
     # the steps, as typed records (rendered into the model's history)
     step_records: Annotated[list[StepRecord], r.append_items] = Field(default_factory=list)
-    # memory and history
-    memory: Annotated[list[str], r.append_items] = Field(default_factory=list)
+    # memory and history; the facts the model keeps (the reply's "remember", the remember tool) are
+    # seed 000's fast memory, also read and updated under their older name, "memory"
     manager_memory: Annotated[list[str], r.replace_value] = Field(default_factory=list)  # bounded, deduplicated
     fast_memory: Annotated[list[str], r.append_items] = Field(default_factory=list)
     message_history: Annotated[list[ChatMessage], r.add_messages] = Field(default_factory=list)
@@ -96,6 +96,24 @@ class SharedState(BaseModel):
     finished: Annotated[bool, r.replace_value] = False
     success: Annotated[bool | None, r.replace_value] = None
     err_to_manager_thresh: Annotated[int, r.replace_value] = 2
+
+    #: older field names, still accepted by ``apply_update`` and in saved states
+    FIELD_ALIASES: ClassVar[dict[str, str]] = {"memory": "fast_memory"}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_names(cls, data: Any) -> Any:
+        """A state saved before the facts were kept as ``fast_memory`` has them under ``memory``."""
+        if isinstance(data, dict) and "memory" in data:
+            data = dict(data)
+            older = data.pop("memory")
+            data["fast_memory"] = [*older, *data.get("fast_memory", [])] if isinstance(older, list) else older
+        return data
+
+    @property
+    def memory(self) -> list[str]:
+        """The facts the model keeps: ``fast_memory`` by its older name."""
+        return self.fast_memory
 
     def consecutive_failures(self) -> int:
         """How many of the most recent actions failed in a row."""

@@ -1,4 +1,5 @@
-"""Phase 4: the typed step record, appended to the shared state's step history."""
+"""Phase 4: the typed step record, appended to the shared state's step history, and the phone's date
+(``device_date``) as the step's observation read it."""
 
 from __future__ import annotations
 
@@ -46,4 +47,7 @@ class MemoryUpdate:
             return None
         record = record_from(ctx)
         ctx.record = record
-        return {"step_number": 1, "step_records": record}
+        update: dict[str, Any] = {"step_number": 1, "step_records": record}
+        if ctx.observation is not None and ctx.observation.ui_state.device_date:
+            update["device_date"] = ctx.observation.ui_state.device_date  # the phone's date (seed 000)
+        return update

@@ -95,6 +95,7 @@ class ManagerInteraction(LLMInteraction):
         return compose([
             ctx.budget().planner_line(shared.planner_turns, self.planner_turns),
             t.render("user", request=ctx.request, current_app=obs.current_app.package or "?", apps=app_list(obs.apps)),
+            t.render("device_date", date=date) if (date := obs.ui_state.device_date or shared.device_date) else "",
             self.app_card(obs.current_app.package),
             t.render("memory", memory="\n".join(f"- {m}" for m in shared.manager_memory))
             if shared.manager_memory else "",

@@ -123,14 +123,29 @@ def secret_typing(driver: DeviceDriver) -> Iterator[None]:
         yield
 
 
+async def tap_control(ctx: ActionContext, control: Control) -> str:
+    """Tap ``control`` where a tap reaches it; say where (``at (x, y)``, or ``inside [l,t,r,b]``).
+
+    On a stealth screen (``UIState.stealth``) a control nothing covers is tapped through the
+    driver's ``tap_in``, at a point the driver picks inside it; otherwise at its clear point.
+    """
+    if ctx.ui.stealth:
+        box = ctx.ui.open_bounds(control.index)
+        if box is not None:
+            await ctx.driver.tap_in(box)
+            return f"inside {box.as_list()}"
+    x, y = ctx.ui.get_clear_point(control.index)
+    await ctx.driver.tap(x, y)
+    return f"at ({x}, {y})"
+
+
 # --- the actions ---------------------------------------------------------------------------------
 
 
 async def click(ctx: ActionContext, index: int, text: str | None = None) -> ActionResult:
     control = target(ctx, index, text)
-    x, y = ctx.ui.get_clear_point(index)
-    await ctx.driver.tap(x, y)
-    return ActionResult(True, f"clicked {name_of(ctx.ui, control)} at ({x}, {y})")
+    where = await tap_control(ctx, control)
+    return ActionResult(True, f"clicked {name_of(ctx.ui, control)} {where}")
 
 
 async def click_at(ctx: ActionContext, x: int, y: int) -> ActionResult:
@@ -206,13 +221,12 @@ async def _focus(ctx: ActionContext, index: int | None) -> tuple[str, bool]:
     if index is None:
         focused = ctx.ui.phone_state.get("focused_element") or {}
         if focused.get("editable") and focused.get("index") is not None:
-            field = ctx.ui.get_element(int(focused["index"]))
+            field = ctx.ui.get_control(int(focused["index"]))
             return f"{name_of(ctx.ui, field)} (the focused field)", field.node.password
         return "the focused field", bool(focused.get("password"))
     control = target(ctx, index, None)
     field = field_for(ctx.ui, control)
-    x, y = ctx.ui.get_clear_point(field.index)
-    await ctx.driver.tap(x, y)
+    await tap_control(ctx, field)
     where = name_of(ctx.ui, field)
     if field is not control:
         where += f" (the text field of {name_of(ctx.ui, control)})"

@@ -22,14 +22,22 @@ a video plays on, so another plain dump would cost the same again for the same a
 When the device reports the soft keyboard and the dump does not show it (``uiautomator dump`` holds
 the app's window only), the controls under it are left out: a tap there would hit a key.
 Every read says how it went (``StateRead``), and the step records it.
+
+Seed 002's call ``AndroidStateProvider(driver, tree_filter, tree_formatter, stealth=True)`` works:
+the filter and the formatter are the stages of ``pipeline``; ``stealth`` marks every state it makes
+so that the actions tap a control through the driver's ``tap_in`` (a jittered point inside it, with
+a ``StealthDriver`` in the stack). Each state also carries the phone's date (``device_date``), read
+through the driver when it can tell (``get_date``) and then again once ``date_ttl`` seconds have
+passed; a phone that will not say leaves it as it was.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import structlog
@@ -37,6 +45,7 @@ import structlog
 from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.ui.controls import FilterOptions
 from ufo_mobile.core.ui.format import FormatOptions
+from ufo_mobile.core.ui.pipeline import TreeFilter, TreeFormatter
 from ufo_mobile.core.ui.state import UIState, build_ui_state, unavailable_ui_state
 from ufo_mobile.errors import DeviceError, DumpUnavailableError, UIParseError
 
@@ -89,23 +98,35 @@ class AndroidStateProvider:
 
     Args:
         driver: where the dumps come from.
+        tree_filter, tree_formatter: which controls to keep, and the screen text (``pipeline``).
+        stealth: the actions tap controls at a jittered point inside them (``UIState.stealth``).
         dump_retries: how many times an invalid (unparsable) dump is read again before ``UIParseError``.
         unavailable_retries: how many times a refused dump is tried again before the fallbacks.
         retry_delay: the pause before the first of those retries; it doubles each time (at most 8 s).
         redact: applied to every dump before parsing (the run's ``Redactor.text``).
         filter_options, format_options: passed to ``build_ui_state``.
         sleep: what the pauses sleep with (tests pass one that returns at once).
+        date_ttl, clock: the phone's date is read again once it is this many seconds old (by ``clock``).
     """
 
     supported: ClassVar[frozenset[str]] = frozenset({"element_index", "convert_point"})
 
-    def __init__(self, driver: DeviceDriver, *, dump_retries: int = 2, unavailable_retries: int = 3,
-                 retry_delay: float = 0.5, redact: Callable[[str], str] | None = None,
+    def __init__(self, driver: DeviceDriver, tree_filter: TreeFilter | None = None,
+                 tree_formatter: TreeFormatter | None = None, *, stealth: bool = False, dump_retries: int = 2,
+                 unavailable_retries: int = 3, retry_delay: float = 0.5, redact: Callable[[str], str] | None = None,
                  filter_options: FilterOptions | None = None, format_options: FormatOptions | None = None,
-                 logger: Any = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 logger: Any = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 date_ttl: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
         if dump_retries < 0 or unavailable_retries < 0:
             raise ValueError("dump_retries and unavailable_retries must be >= 0")
         self.driver = driver
+        self.tree_filter = tree_filter
+        self.tree_formatter = tree_formatter
+        self.stealth = stealth
+        self.date_ttl = date_ttl
+        self._clock = clock
+        self._date = ""
+        self._date_read_at: float | None = None
         self.dump_retries = dump_retries
         self.unavailable_retries = unavailable_retries
         self.retry_delay = retry_delay
@@ -126,10 +147,30 @@ class AndroidStateProvider:
                    dump: str | DumpFailure | None = None) -> StateRead:
         """Parse ``dump`` (or a fresh one). An invalid dump is read again, up to ``dump_retries``
         times; a refused one is tried again after a pause, then the fallbacks (module docstring).
+        The state carries the phone's date and the provider's ``stealth``.
 
         Raises:
             UIParseError: the dump was still invalid after the last retry.
         """
+        state = await self._read(observation_id, screen_size, dump)
+        ui = replace(state.ui, device_date=await self.device_date(), stealth=self.stealth)
+        return replace(state, ui=ui)
+
+    async def device_date(self) -> str:
+        """The phone's date (``get_date``), read again once ``date_ttl`` seconds old; "" when unknown."""
+        now = self._clock()
+        if not self.driver.supports("get_date") or (
+                self._date_read_at is not None and now - self._date_read_at < self.date_ttl):
+            return self._date
+        self._date_read_at = now
+        try:
+            self._date = " ".join((await self.driver.get_date()).split())
+        except DeviceError as exc:
+            self._log.warning("device_date_unavailable", error=str(exc))
+        return self._date
+
+    async def _read(self, observation_id: str, screen_size: tuple[int, int] | None,
+                    dump: str | DumpFailure | None) -> StateRead:
         xml = dump if dump is not None else await self.fetch()
         attempts, refusals = 1, []
         while True:
@@ -159,13 +200,17 @@ class AndroidStateProvider:
     async def _parse(self, xml: str, observation_id: str, screen_size: tuple[int, int] | None) -> UIState:
         if self._redact is not None:
             xml = self._redact(xml)
-        ui = build_ui_state(xml, observation_id=observation_id, screen_size=screen_size,
-                            filter_options=self._filter, format_options=self._format)
+        ui = self._build(xml, observation_id, screen_size, None)
         frame = await self._keyboard_frame(ui)
         if frame is None:
             return ui
+        return self._build(xml, observation_id, screen_size, frame)
+
+    def _build(self, xml: str, observation_id: str, screen_size: tuple[int, int] | None,
+               keyboard_frame: tuple[int, int, int, int] | None) -> UIState:
         return build_ui_state(xml, observation_id=observation_id, screen_size=screen_size,
-                              filter_options=self._filter, format_options=self._format, keyboard_frame=frame)
+                              filter_options=self._filter, format_options=self._format, keyboard_frame=keyboard_frame,
+                              tree_filter=self.tree_filter, tree_formatter=self.tree_formatter)
 
     def made_from_dump_alone(self, ui: UIState) -> bool:
         """True when ``ui`` depends on nothing but its dump (no device query): the same dump again

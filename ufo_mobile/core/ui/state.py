@@ -21,6 +21,7 @@ from ufo_mobile.core.ui.controls import (
 )
 from ufo_mobile.core.ui.format import FormatOptions, format_ui
 from ufo_mobile.core.ui.hierarchy import Bounds, UINode, UITree, parse_hierarchy
+from ufo_mobile.core.ui.pipeline import TreeFilter, TreeFormatter
 from ufo_mobile.errors import ElementNotFoundError, InvalidActionError, StaleObservationError
 
 _GRID = 9  # candidate tap points per side when the centre of a control is blocked
@@ -39,12 +40,22 @@ class UIState:
     screen_height: int
     rotation: int = 0
     tree: UITree | None = field(default=None, repr=False)
+    #: the phone's own date and time when the screen was read (``date`` on the phone), if it says
+    device_date: str = ""
+    #: taps on a control land at a jittered point inside it (``tap_in``): the provider's ``stealth``
+    stealth: bool = False
     _by_index: dict[int, Control] = field(init=False, repr=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self._by_index.update((control.index, control) for control in self.elements)
 
-    def get_element(self, index: int) -> Control:
+    def get_element(self, index: int) -> dict[str, Any] | None:
+        """The control with this id as a dict (``control_info``: index, class, text, resource_id,
+        bounds, flags, ...), or None when the screen has no such control (seed 002's call)."""
+        control = self._by_index.get(index)
+        return control_info(control) if control is not None else None
+
+    def get_control(self, index: int) -> Control:
         """The control with this id. Raises ``ElementNotFoundError`` listing valid ids."""
         control = self._by_index.get(index)
         if control is None:
@@ -61,15 +72,15 @@ class UIState:
                 f"control {index} refers to observation {observation_id!r}, but the screen is now "
                 f"observation {self.observation_id!r}; use ids from the current screen"
             )
-        return self.get_element(index)
+        return self.get_control(index)
 
     def get_element_coords(self, index: int) -> tuple[int, int]:
         """The centre of the control's visible bounds, in screen pixels."""
-        return self.get_element(index).bounds.center
+        return self.get_control(index).bounds.center
 
     def get_element_info(self, index: int) -> dict[str, Any]:
         """A JSON-ready description of the control."""
-        return control_info(self.get_element(index))
+        return control_info(self.get_control(index))
 
     def get_clear_point(self, index: int) -> tuple[int, int]:
         """A point inside the control where a tap reaches it and nothing drawn above it.
@@ -77,10 +88,18 @@ class UIState:
         Blockers are touch-consuming nodes painted later (clickable children, overlapping
         siblings, higher windows). Falls back to the centre when every candidate is blocked.
         """
-        control = self.get_element(index)
+        control = self.get_control(index)
         if self.tree is None:
             return control.bounds.center
         return clear_point(control, self.tree)
+
+    def open_bounds(self, index: int) -> Bounds | None:
+        """The control's bounds when a tap anywhere inside them reaches it (nothing drawn above takes
+        touches from any part), else None: where a stealth tap (``tap_in``) may land."""
+        control = self.get_control(index)
+        if self.tree is not None and blockers(control, self.tree):
+            return None
+        return control.bounds
 
     def convert_point(self, x: float, y: float) -> tuple[int, int]:
         """Normalized coordinates (0-1000 on both axes) to screen pixels."""
@@ -94,7 +113,8 @@ class UIState:
 def build_ui_state(xml: str | bytes, *, observation_id: str, screen_size: tuple[int, int] | None = None,
                    current_app: str = "", filter_options: FilterOptions | None = None,
                    format_options: FormatOptions | None = None,
-                   keyboard_frame: tuple[int, int, int, int] | None = None) -> UIState:
+                   keyboard_frame: tuple[int, int, int, int] | None = None,
+                   tree_filter: TreeFilter | None = None, tree_formatter: TreeFormatter | None = None) -> UIState:
     """Parse, filter and format one dump.
 
     Args:
@@ -105,6 +125,8 @@ def build_ui_state(xml: str | bytes, *, observation_id: str, screen_size: tuple[
         keyboard_frame: where the soft keyboard is shown, when the device says so but the dump (the
             app's window only, as ``uiautomator dump`` gives) does not show it: controls under it
             cannot be tapped and are left out.
+        tree_filter, tree_formatter: the provider's stages (``pipeline``): which controls to keep,
+            and the screen text (``format_ui`` with ``format_options`` when not given).
 
     Raises:
         UIParseError: the dump is malformed or empty.
@@ -117,16 +139,21 @@ def build_ui_state(xml: str | bytes, *, observation_id: str, screen_size: tuple[
     controls = extract_controls(tree, screen, app_package=app, options=fopts, obstruction=cover)
     keyboard = cover is not None or keyboard_visible(tree, screen, app_package=app,
                                                      keyboard_packages=fopts.keyboard_packages)
+    phone_state: dict[str, Any] = {"current_app": app, "keyboard_shown": keyboard}
+    if tree_filter is not None:
+        controls = list(tree_filter.filter(controls, {**phone_state, "screen_size": [screen.width, screen.height],
+                                                      "rotation": tree.rotation}))
     focused = _focused_control(controls)
-    text = format_ui(controls, app=app, screen_size=(screen.width, screen.height),
-                     keyboard_shown=keyboard, focused=focused, options=format_options)
-    phone_state: dict[str, Any] = {
-        "current_app": app,
-        "keyboard_shown": keyboard,
+    phone_state.update({
         "focused_element": control_info(focused) if focused is not None else None,
         "screen_size": [screen.width, screen.height],
         "rotation": tree.rotation,
-    }
+    })
+    if tree_formatter is not None:
+        text = tree_formatter.format(controls, phone_state)
+    else:
+        text = format_ui(controls, app=app, screen_size=(screen.width, screen.height),
+                         keyboard_shown=keyboard, focused=focused, options=format_options)
     return UIState(
         observation_id=observation_id, elements=controls, formatted_text=text,
         focused_text=focused.node.text if focused is not None else "", phone_state=phone_state,
@@ -197,9 +224,9 @@ def describe_ids(ids: list[int], limit: int = 12) -> str:
 def clear_point(control: Control, tree: UITree) -> tuple[int, int]:
     """The candidate point nearest the centre of ``control`` that no blocker covers."""
     box = control.bounds
-    blockers = [b for b in (_blocking_box(n, control, tree) for n in tree.nodes) if b is not None]
+    blocked = blockers(control, tree)
     cx, cy = box.center
-    if not any(b.contains_point(cx, cy) for b in blockers):
+    if not any(b.contains_point(cx, cy) for b in blocked):
         return cx, cy
     candidates = [
         (box.left + (2 * i + 1) * box.width // (2 * _GRID), box.top + (2 * j + 1) * box.height // (2 * _GRID))
@@ -207,9 +234,14 @@ def clear_point(control: Control, tree: UITree) -> tuple[int, int]:
     ]
     candidates.sort(key=lambda p: ((p[0] - cx) ** 2 + (p[1] - cy) ** 2, p))
     for x, y in candidates:
-        if not any(b.contains_point(x, y) for b in blockers):
+        if not any(b.contains_point(x, y) for b in blocked):
             return x, y
     return cx, cy
+
+
+def blockers(control: Control, tree: UITree) -> list[Bounds]:
+    """The parts of ``control`` that nodes drawn above it take touches from."""
+    return [b for b in (_blocking_box(n, control, tree) for n in tree.nodes) if b is not None]
 
 
 def _blocking_box(node: UINode, control: Control, tree: UITree) -> Bounds | None:

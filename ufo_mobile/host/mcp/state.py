@@ -231,7 +231,7 @@ class MobileServerState:
             raise ElementNotFoundError(f"Control with ID '{control_id}' not found: ids are numbers "
                                        "from get_app_window_controls_target_info.") from None
         try:
-            control = observation.ui.get_element(index)
+            control = observation.ui.get_control(index)
         except ElementNotFoundError:
             ids = describe_ids(sorted(c.index for c in observation.ui.elements))
             raise ElementNotFoundError(
