@@ -22,12 +22,13 @@ from typing import Any
 
 from ufo_mobile.errors import DeviceCommandError, SimulatorError
 from ufo_mobile.sim.phone import keyboard, keys, theme
+from ufo_mobile.sim.phone.behaviour import Effect, LaunchSpec
 from ufo_mobile.sim.phone.effects import run_effects
 from ufo_mobile.sim.phone.facts import DEFAULT_TIME, Foreground, InstalledApp, fixed_clock, real_clock
 from ufo_mobile.sim.phone.hierarchy import to_xml
 from ufo_mobile.sim.phone.layout import Layout
 from ufo_mobile.sim.phone.loader import builtin_apps, load_app_file
-from ufo_mobile.sim.phone.model import App, Effect, LaunchSpec, Screen
+from ufo_mobile.sim.phone.model import App, Screen
 from ufo_mobile.sim.phone.paint import Fonts
 from ufo_mobile.sim.phone.render import Renderer
 from ufo_mobile.sim.phone.tasks import Frame, Tasks
