@@ -108,3 +108,14 @@ def test_device_sim_install_installs_shipped_apps_by_package() -> None:
     assert {"com.example.shop", "com.example.clock"} <= packages
     assert phone.current_app().package == "com.example.shop"
     assert "com.example.shop" not in {app.package for app in build_sim_phone(SimSettings()).installed_apps()}
+
+
+def test_the_package_exports_every_section_and_loader() -> None:
+    import ufo_mobile.settings as settings
+
+    missing = [name for name in settings.__all__ if not hasattr(settings, name)]
+    assert not missing
+    fields = settings.Settings.model_fields
+    assert fields["device"].annotation is settings.DeviceSettings
+    assert fields["human"].annotation is settings.HumanSettings
+    assert fields["codeact"].annotation is settings.CodeActSettings

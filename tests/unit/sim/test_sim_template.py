@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ufo_mobile.sim.phone.model import Condition
+from ufo_mobile.sim.phone.behaviour import Condition
 from ufo_mobile.sim.phone.template import Scope, holds, names, render, resolve
 
 

@@ -13,23 +13,21 @@ Ids follow document order, so the same XML always gives the same ids.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
 from ufo_mobile.core.ui.hierarchy import Bounds, UINode, UITree
 
-#: Package prefixes of input methods (on-screen keyboards); their keys are not app controls.
-DEFAULT_KEYBOARD_PACKAGES: frozenset[str] = frozenset({
-    "com.google.android.inputmethod", "com.google.android.apps.inputmethod", "com.android.inputmethod",
-    "com.sohu.inputmethod", "com.baidu.input", "com.iflytek.inputmethod", "com.tencent.qqpinyin",
-    "com.touchtype.swiftkey", "com.microsoft.swiftkey", "com.samsung.android.honeyboard",
-    "com.sec.android.inputmethod", "com.huawei.ohos.inputmethod", "com.cootek.smartinput",
-    "org.pocketworkstation.pckeyboard", "com.menny.android.anysoftkeyboard", "ru.yandex.androidkeyboard",
-    "com.syntellia.fleksy", "com.vivo.ai.ime", "com.emoji.keyboard", "com.jb.emoji.gokeyboard",
-})
-_KEYBOARD_MARKERS = ("inputmethod", "keyboard")
-_SYSTEM_PACKAGES = frozenset({"com.android.systemui", "android"})
+# Which window is the keyboard's or the app's, and the screen: windows.py. Imported from here too,
+# as they always were.
+from ufo_mobile.core.ui.windows import DEFAULT_KEYBOARD_PACKAGES as DEFAULT_KEYBOARD_PACKAGES
+from ufo_mobile.core.ui.windows import infer_app_package as infer_app_package
+from ufo_mobile.core.ui.windows import infer_screen as infer_screen
+from ufo_mobile.core.ui.windows import is_keyboard_package as is_keyboard_package
+from ufo_mobile.core.ui.windows import keyboard_visible as keyboard_visible
+from ufo_mobile.core.ui.windows import screen_for as screen_for
+
 _NOT_ALNUM = re.compile(r"[\W_]+")
 
 
@@ -157,56 +155,6 @@ def says_nothing_new(extra: str, text: str) -> bool:
     squashed = _squash(extra)
     return not squashed or squashed in _squash(text)
 
-
-def is_keyboard_package(package: str, keyboard_packages: Collection[str] = DEFAULT_KEYBOARD_PACKAGES,
-                        *, app_package: str = "") -> bool:
-    """True for an input-method package; never for the app being driven."""
-    if not package or package == app_package:
-        return False
-    if any(package.startswith(prefix) for prefix in keyboard_packages):
-        return True
-    lowered = package.lower()
-    return any(marker in lowered for marker in _KEYBOARD_MARKERS) or "ime" in lowered.split(".")
-
-
-def infer_screen(tree: UITree) -> Bounds:
-    """The screen rectangle implied by the roots.
-
-    A dump whose roots do not start at the origin is a centred dialog; the screen is then assumed
-    to have the same margin on the far side (``left + right`` by ``top + bottom``).
-    """
-    box = tree.bounds
-    return Bounds(0, 0, max(1, box.right + max(0, box.left)), max(1, box.bottom + max(0, box.top)))
-
-
-def screen_for(tree: UITree, screen_size: tuple[int, int] | None) -> Bounds:
-    """The screen rectangle: the caller's size (turned to match the dump's orientation) or inferred."""
-    if screen_size is None:
-        return infer_screen(tree)
-    width, height = screen_size
-    full = [root.bounds for root in tree.roots if root.bounds.left == 0 and root.bounds.top == 0]
-    if full:
-        widest = max(full, key=lambda box: box.area)
-        if widest.width != widest.height and (widest.width > widest.height) != (width > height):
-            width, height = height, width  # the caller gave the natural orientation of a rotated screen
-    return Bounds(0, 0, width, height)
-
-
-def infer_app_package(tree: UITree, keyboard_packages: Collection[str] = DEFAULT_KEYBOARD_PACKAGES) -> str:
-    """The package of the largest window that is neither a keyboard nor system UI."""
-    roots = [r for r in tree.roots if not is_keyboard_package(r.package, keyboard_packages)]
-    apps = [r for r in roots if r.package not in _SYSTEM_PACKAGES] or roots or list(tree.roots)
-    return max(apps, key=lambda root: root.bounds.area).package
-
-
-def keyboard_visible(tree: UITree, screen: Bounds, *, app_package: str = "",
-                     keyboard_packages: Collection[str] = DEFAULT_KEYBOARD_PACKAGES) -> bool:
-    """True when a node of an input method is on screen."""
-    return any(
-        is_keyboard_package(root.package, keyboard_packages, app_package=app_package)
-        and root.bounds.intersect(screen) is not None
-        for root in tree.roots
-    )
 
 
 def extract_controls(tree: UITree, screen: Bounds | None = None, *, app_package: str = "",

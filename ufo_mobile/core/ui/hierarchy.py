@@ -202,8 +202,8 @@ def _walk(root: ET.Element) -> tuple[list[UINode], list[int | None]]:
     (None when it has none), for the paint ranks.
 
     Elements other than ``<node>`` are transparent; ``<display>``/``<window>`` wrappers may set the
-    display id of the nodes inside them. (One loop, no call per node: it runs for every node of
-    every dump.)
+    display id of the nodes inside them. (One loop over an explicit stack, and one call per node,
+    ``_node``: it runs for every node of every dump.)
     """
     nodes: list[UINode] = []
     draw: list[int | None] = []
@@ -238,47 +238,52 @@ def _walk(root: ET.Element) -> tuple[list[UINode], list[int | None]]:
                     display = _int(element.get("display-id", element.get("id")), display)
                 children, own = iter(element), None
             continue
-        order = len(nodes)
         if above is not None:
-            parent, window, depth, inherited = above.order, above.window, above.depth + 1, above.display_id
-        else:
-            parent, window, depth, inherited = -1, windows, 0, display
-            windows += 1
-        attrs = element.attrib
-        get = attrs.get
-        try:  # every dump names these on every node: one C call instead of seventeen
-            (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
-             focusable, focused, scrollable, password, selected, bounds, index) = _STANDARD(attrs)
-        except KeyError:
-            (class_name, text, resource_id, package, desc, bounds) = (
-                get("class", ""), get("text", ""), get("resource-id", ""), get("package", ""),
-                get("content-desc", ""), get("bounds", ""))
-            (checkable, checked, clickable, long_clickable, enabled, focusable, focused, scrollable, password,
-             selected, index) = (get(name) for name in _STANDARD_FLAGS)
-        box = boxes.get(bounds)
-        if box is None:
-            box = boxes[bounds] = Bounds.parse(bounds)
-        drawing = get("drawing-order")  # a plain number or missing, almost always: no call then
-        drawing_order = int(drawing) if drawing and drawing.isdecimal() else _int(drawing, None)
-        node = UINode(
-            class_name, text, resource_id, package, desc, get("hint", ""), box,
-            checkable == "true", checked == "true", clickable == "true", long_clickable == "true",
-            enabled != "false", focusable == "true", focused == "true", scrollable == "true", password == "true",
-            selected == "true", get("visible-to-user") != "false", get("NAF") == "true",
-            int(index) if index and index.isdecimal() else _int(index, 0), depth,
-            -1 if drawing_order is None else drawing_order, window,
-            inherited if "display-id" not in attrs else _int(attrs["display-id"], inherited),
-            order, order + 1, parent, 0,
-        )
-        nodes.append(node)
-        draw.append(drawing_order)
-        if above is not None:
+            node, drawing = _node(element.attrib, boxes, len(nodes), above.order, above.window, above.depth + 1,
+                                  above.display_id)
             kids[-1].append(node)
+        else:
+            node, drawing = _node(element.attrib, boxes, len(nodes), -1, windows, 0, display)
+            windows += 1
+        nodes.append(node)
+        draw.append(drawing)
         if len(element):  # a leaf is complete as it is
             kids.append([])
             stack.append((children, above, display, own))
             children, above, display, own = iter(element), node, node.display_id, node
     return nodes, draw
+
+
+def _node(attrs: dict[str, str], boxes: dict[str, Bounds], order: int, parent: int, window: int, depth: int,
+          inherited: int) -> tuple[UINode, int | None]:
+    """The ``UINode`` of one ``<node>``'s attributes (its subtree not read yet: it ends at itself, and
+    ``z`` comes later), and its drawing-order attribute (None when it has none)."""
+    get = attrs.get
+    try:  # every dump names these on every node: one C call instead of seventeen
+        (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
+         focusable, focused, scrollable, password, selected, bounds, index) = _STANDARD(attrs)
+    except KeyError:
+        (class_name, text, resource_id, package, desc, bounds) = (
+            get("class", ""), get("text", ""), get("resource-id", ""), get("package", ""),
+            get("content-desc", ""), get("bounds", ""))
+        (checkable, checked, clickable, long_clickable, enabled, focusable, focused, scrollable, password,
+         selected, index) = (get(name) for name in _STANDARD_FLAGS)
+    box = boxes.get(bounds)
+    if box is None:
+        box = boxes[bounds] = Bounds.parse(bounds)
+    drawing = get("drawing-order")  # a plain number or missing, almost always: no call then
+    drawing_order = int(drawing) if drawing and drawing.isdecimal() else _int(drawing, None)
+    node = UINode(
+        class_name, text, resource_id, package, desc, get("hint", ""), box,
+        checkable == "true", checked == "true", clickable == "true", long_clickable == "true",
+        enabled != "false", focusable == "true", focused == "true", scrollable == "true", password == "true",
+        selected == "true", get("visible-to-user") != "false", get("NAF") == "true",
+        int(index) if index and index.isdecimal() else _int(index, 0), depth,
+        -1 if drawing_order is None else drawing_order, window,
+        inherited if "display-id" not in attrs else _int(attrs["display-id"], inherited),
+        order, order + 1, parent, 0,
+    )
+    return node, drawing_order
 
 
 def _paint_ranks(roots: tuple[UINode, ...], draw: list[int | None]) -> None:

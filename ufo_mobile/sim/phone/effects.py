@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, MutableMapping, Sequence
 from typing import Any, Protocol
 
-from ufo_mobile.sim.phone.model import Effect, IncrementSpec, LaunchSpec, RemoveSpec
+from ufo_mobile.sim.phone.behaviour import Effect, IncrementSpec, LaunchSpec, RemoveSpec
 from ufo_mobile.sim.phone.template import Scope, all_hold, fmt, resolve, truthy
 
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ufo_mobile.sim.phone import paint, theme
-from ufo_mobile.sim.phone.model import App, ForEach, Node, Screen
+from ufo_mobile.sim.phone.lists import bind_names, select
+from ufo_mobile.sim.phone.model import App, Node, Screen
 from ufo_mobile.sim.phone.paint import Fonts
 from ufo_mobile.sim.phone.template import Scope, all_hold, fmt, render, truthy
 from ufo_mobile.sim.phone.view import Rect, View, bounded
@@ -101,11 +102,11 @@ class Layout:
     def _expand(self, spec: Node, scope: Scope, key: str) -> list[_Inst]:
         """Instances of ``spec`` that are visible: none, one, or one per list item."""
         if spec.for_each is None:
-            own = _bind(spec, scope)
+            own = bind_names(spec, scope)
             return [_Inst(spec, own, key)] if all_hold(spec.visible, own) else []
         found: list[_Inst] = []
         for index, _item, item_scope in select(spec.for_each, scope):
-            own = _bind(spec, item_scope)
+            own = bind_names(spec, item_scope)
             if all_hold(spec.visible, own):
                 found.append(_Inst(spec, own, f"{key}#{index}"))
         return found
@@ -360,40 +361,6 @@ class Layout:
         if not rid or ":" in rid:
             return rid
         return f"{self.app.package}:id/{rid}"
-
-
-def select(spec: ForEach, scope: Scope) -> list[tuple[int, Any, Scope]]:
-    """The items of ``spec.source`` that pass ``spec.where``, in ``sort`` then ``reverse`` order, each
-    with its index in the list and its row scope (``item``; the enclosing row's item is ``@parent``)."""
-    items = scope.lookup(spec.source)
-    if not isinstance(items, list):
-        return []
-    chosen = [(index, item, scope.with_item(item, index)) for index, item in enumerate(items)]
-    chosen = [entry for entry in chosen if all_hold(spec.where, entry[2])]
-    if spec.sort:
-        chosen.sort(key=lambda entry: [_sort_key(entry[1], name) for name in spec.sort])
-    if spec.reverse:
-        chosen.reverse()
-    return chosen
-
-
-def _sort_key(item: Any, name: str) -> tuple[int, float, str]:
-    """Numbers (and text holding one: "09") by value before other text, which goes by casefold."""
-    value = item.get(name, "") if isinstance(item, Mapping) else item
-    text = fmt(value).strip()
-    try:
-        number = float(text)
-    except ValueError:
-        return (1, 0.0, text.casefold())
-    return (0, number, "") if number == number else (1, 0.0, text.casefold())  # nan sorts as text
-
-
-def _bind(spec: Node, scope: Scope) -> Scope:
-    """``scope`` with the node's ``let`` names: the items each one selects."""
-    if not spec.let:
-        return scope
-    return scope.with_names({name: [item for _, item, _ in select(query, scope)]
-                             for name, query in spec.let.items()})
 
 
 def _as_int(value: Any, default: int) -> int:

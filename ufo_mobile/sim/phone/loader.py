@@ -18,7 +18,8 @@ from pydantic import ValidationError
 from ufo_mobile import yamlio
 from ufo_mobile.errors import ConfigError, SimulatorError
 from ufo_mobile.sim.phone import template
-from ufo_mobile.sim.phone.model import App, Condition, Effect, Node
+from ufo_mobile.sim.phone.behaviour import Condition, Effect
+from ufo_mobile.sim.phone.model import App, Node
 
 #: Built-in apps in install order (the launcher grid follows it); other packaged files follow.
 BUILTIN_ORDER = ("launcher.yaml", "settings.yaml", "contacts.yaml", "messages.yaml", "notes.yaml")

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ufo_mobile.sim.phone.model import Condition
+from ufo_mobile.sim.phone.behaviour import Condition
 
 _PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([@A-Za-z_][\w@]*(?:\.[\w@]+)*)(#\w*)?(?:\?([^{}:]*):([^{}]*))?\}")
 

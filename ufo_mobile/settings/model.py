@@ -1,0 +1,83 @@
+"""The ``model:`` and ``models:`` sections: which language model each agent calls, and how."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+
+from ufo_mobile.settings.strict import Strict
+
+
+class RetrySettings(Strict):
+    """How the model client retries 429, 5xx, timeouts and dropped connections."""
+
+    max_retries: int = Field(default=4, ge=0, description="retries after the first attempt")
+    budget_seconds: float = Field(default=90.0, gt=0, description="total time one call may take, retries included")
+    base_delay_seconds: float = Field(default=1.0, gt=0, description="backoff before the first retry (doubles)")
+    max_delay_seconds: float = Field(default=20.0, gt=0, description="longest backoff between two attempts")
+
+
+class PriceSettings(Strict):
+    """USD per million tokens; ``cached_input`` defaults to ``input`` (no cache discount)."""
+
+    input: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)
+    output: float = Field(ge=0)
+
+
+ModelKind = Literal["scripted", "openai", "azure", "openai_compatible"]
+
+
+class ModelSettings(Strict):
+    kind: ModelKind = "scripted"
+    script: Path | None = Field(default=None, description="reply script for the scripted model")
+    name: str = Field(default="gpt-4o", min_length=1, description="the model (for azure: the deployment, "
+                                                                  "unless azure_deployment is set)")
+    base_url: str | None = Field(default=None, description="openai_compatible (required) or a proxy for openai")
+    api_key: SecretStr | None = Field(default=None, description="use ${VAR}; never a literal key in a file")
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+                                    description="the variable holding the key (default per kind)")
+    azure_endpoint: str | None = Field(default=None, description="None = $AZURE_OPENAI_ENDPOINT")
+    azure_deployment: str | None = Field(default=None, description="None = name")
+    api_version: str | None = Field(default=None, description="azure; None = $OPENAI_API_VERSION")
+    temperature: float | None = Field(default=0.0, ge=0, le=2, description="None = not sent (reasoning models)")
+    max_tokens: int = Field(default=1024, gt=0)
+    timeout_seconds: float = Field(default=60.0, gt=0, description="bound on every attempt of a call")
+    vision: bool = True
+    structured_output: Literal["auto", "json_schema", "off"] = "auto"
+    retry: RetrySettings = RetrySettings()
+    prices: dict[str, PriceSettings] = Field(default_factory=dict, description="per model, over the built-in table")
+
+    @field_validator("base_url", "azure_endpoint")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            parts = urlsplit(value)
+            usable = parts.scheme in ("http", "https") and bool(parts.hostname) and (parts.port or 0) >= 0
+        except ValueError:  # a malformed port or IPv6 address
+            usable = False
+        if not usable:
+            raise ValueError(f"not an http(s) URL: {value!r} (e.g. http://localhost:11434/v1)")
+        return value
+
+    @model_validator(mode="after")
+    def _kind_needs(self) -> ModelSettings:
+        if self.kind == "scripted" and self.script is None:
+            raise ValueError("the scripted model needs 'script: <reply script file>'")
+        if self.kind == "openai_compatible" and not self.base_url:
+            raise ValueError("the openai_compatible model needs 'base_url: <server URL>', "
+                             "e.g. http://localhost:11434/v1")
+        if self.kind == "azure" and self.base_url:
+            raise ValueError("azure takes its resource URL as 'azure_endpoint' (or $AZURE_OPENAI_ENDPOINT), "
+                             "not 'base_url'")
+        return self
+
+
+ModelRole = Literal["manager", "executor", "text_manipulator", "scripter", "codeact"]
+"""The agents that can name a model of their own (``models:``); the rest, and any role not named,
+use ``model``."""
