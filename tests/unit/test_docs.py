@@ -1,7 +1,8 @@
 """The docs point at what exists: every file path and every ``ufo_mobile.`` name that README.md,
 docs/*.md and the package's docstrings and comments mention is there (so moving a file without
-updating what names it fails here), every link between the docs lands on a file and a heading, and
-the README stays a short first page (docs/ holds the rest)."""
+updating what names it fails here), every link between the docs lands on a file and a heading, the
+drawing of the layers in docs/architecture.md agrees with ``tests/unit/test_layers.py``, and the
+README stays a short first page (docs/ holds the rest)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import tokenize
 from pathlib import Path
 
 import pytest
+
+from tests.unit.test_layers import LAYERS
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "ufo_mobile"
@@ -157,6 +160,33 @@ def test_links_between_the_docs_land(doc: Path) -> None:
         elif anchor and path.suffix == ".md" and anchor not in anchors(path):
             broken.append(f"{target}: no heading #{anchor} in {path.relative_to(ROOT)}")
     assert not broken, f"{doc.relative_to(ROOT)}: " + "; ".join(broken)
+
+
+def drawn_layers() -> list[list[str]]:
+    """The layers as architecture.md draws them, top first: per line of the drawing, the layer keys
+    of ``tests/unit/test_layers.py`` it names (``core/states/`` is ``core.states``)."""
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    block = re.search(r"## The layers\n.*?```\n(.*?)```", text, re.S)
+    assert block is not None, "architecture.md draws the layers in a code block under '## The layers'"
+    rows = []
+    for line in block.group(1).splitlines():
+        if line[:1].isspace() or not line.strip():
+            continue  # a description carried over from the line above
+        names = re.split(r"\s{3,}", line, maxsplit=1)[0].split()
+        rows.append([name.rstrip("/").removesuffix(".py").replace("/", ".") for name in names])
+    return rows
+
+
+def test_the_drawing_of_the_layers_matches_the_layers_test() -> None:
+    rows = drawn_layers()
+    drawn = {name for row in rows for name in row}
+    undrawn = sorted(set(LAYERS) - drawn - {"__init__", "core"})
+    assert not undrawn, f"architecture.md does not draw these layers of test_layers.py: {undrawn}"
+    above = max(LAYERS.values())
+    for row in rows:
+        levels = [LAYERS[name] for name in row if name in LAYERS]
+        assert all(level <= above for level in levels), f"architecture.md draws {row} above a lower layer"
+        above = min([above, *levels])
 
 
 def test_every_doc_is_reachable_from_the_readme() -> None:
