@@ -1,4 +1,4 @@
-"""Imports point down only: the layers of ../shared/DESIGN.md, checked on every module's imports
+"""Imports point down only: the layers of docs/architecture.md, checked on every module's imports
 (those made for type checking and inside functions included: a lazy import up is still a cycle)."""
 
 from __future__ import annotations

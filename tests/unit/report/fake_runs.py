@@ -1,4 +1,4 @@
-"""Run directories written by hand, shaped like the ones a run leaves (see the README's layout), so a
+"""Run directories written by hand, shaped like the ones a run leaves (see docs/runs.md), so a
 test can give any field any text and take any file away."""
 
 from __future__ import annotations

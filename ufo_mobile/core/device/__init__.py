@@ -1,1 +1,1 @@
-"""device layer of ufo_mobile (see DESIGN.md)."""
+"""The device port and its drivers (adb, uiautomator2, the simulated phone) and wrappers (see docs/architecture.md)."""

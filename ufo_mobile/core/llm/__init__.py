@@ -1,1 +1,1 @@
-"""llm layer of ufo_mobile (see DESIGN.md)."""
+"""The model port: the OpenAI-compatible client, the scripted model, prompts, replies (see docs/architecture.md)."""

@@ -1,1 +1,1 @@
-"""memory layer of ufo_mobile (see DESIGN.md)."""
+"""The shared state of a run, its reducers and the typed step records (see docs/architecture.md)."""

@@ -1,1 +1,1 @@
-"""processors layer of ufo_mobile (see DESIGN.md)."""
+"""The four phases of a step over one ``StepContext``, and the processor that runs them (see docs/architecture.md)."""

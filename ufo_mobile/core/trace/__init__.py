@@ -1,1 +1,1 @@
-"""trace layer of ufo_mobile (see DESIGN.md)."""
+"""The run directory: its writer, ``run.log``, and runs read back (see docs/architecture.md)."""
