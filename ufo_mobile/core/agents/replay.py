@@ -51,38 +51,35 @@ class ReplayAgent(MobileAgent):
                  skip_scripted: bool = False, **kwargs: Any) -> None:
         """``fallback``: the agent that takes over on a mismatch (None: the run stops there).
         ``skip_scripted``: a scripted model (built from the recorded run's own settings) skips the
-        replies the recorded run had used up to the hand-over, as for ``run --resume``."""
-        super().__init__(name, **kwargs)
+        replies the recorded run had used up to the hand-over, as for ``run --resume``. The rest are
+        ``MobileAgent``'s."""
         self.plan = plan
         self._fallback = fallback
         self.skip_scripted = skip_scripted
-        self.progress = ReplayProgress(plan, threshold=self.settings.replay.threshold)
+        self.progress = ReplayProgress(plan, threshold=kwargs["settings"].replay.threshold)
+        super().__init__(name, **kwargs)
 
     @property
     def fallback(self) -> AgentLike | None:
         return self._fallback
 
-    def processor(self, context: RunContext) -> Processor:
-        """Observe, follow the recorded step, act, remember: built once per run."""
-        if self._processor is None:
-            self._redact = context.writer.redactor.text
-            s = self.settings
-            p, a = s.perception, s.agent
-            actions = ActionExecution(self.tools, self.device, self.cache, a, state_provider=self.state_provider,
-                                      credentials=self.credentials)  # approvals are checked before, by the replay
-            code = CodeExecution(self.tools, self.device, self.cache, a, s.codeact, state_provider=self.state_provider,
-                                 credentials=self.credentials)
-            params = {name: list(types) for name, types in self.tools.get_param_types().items()}
-            phases = (
-                DataCollection(self.device, self.cache, p, logger=context.logger, clock=self.clock,
-                               provider=self.state_provider),
-                ReplayInteraction(self.progress, params=params, policy=self.confirm_policy(), writer=context.writer),
-                ReplayExecution(self.progress, actions, code),
-                MemoryUpdate(),
-            )
-            self._processor = Processor(phases, recorder=StepRecorder(context.writer, annotate=p.annotate),
-                                        middleware=self.middleware)
-        return self._processor
+    def processors(self) -> tuple[Processor, Processor]:
+        """Observe, follow the recorded step, act, remember (approvals are checked before, by the
+        replay, so a replay step never waits for one: the second processor is never run)."""
+        s = self.settings
+        p, a = s.perception, s.agent
+        actions = ActionExecution(self.tools, self.phone, a)
+        code = CodeExecution(self.tools, self.phone, a, s.codeact)
+        params = {name: list(types) for name, types in self.tools.get_param_types().items()}
+        phases = (
+            DataCollection(self.phone, p, logger=self.logger),
+            ReplayInteraction(self.progress, params=params, policy=self.confirm_policy()),
+            ReplayExecution(self.progress, actions, code),
+            MemoryUpdate(),
+        )
+        recorder = StepRecorder(annotate=p.annotate)
+        return (Processor(phases, recorder=recorder, middleware=self.middleware),
+                Processor(phases[2:], recorder=recorder, middleware=self.middleware))
 
     def after_step(self, context: RunContext, ctx: StepContext) -> None:
         super().after_step(context, ctx)
@@ -105,6 +102,7 @@ class ReplayAgent(MobileAgent):
             context.shared = SharedState.model_validate(merged)
         if self.skip_scripted and isinstance(self.model, ScriptedModel):
             self.model.skip(last.model_calls if last is not None else 0)
+        self.phone.invalidate()  # the agent that takes over observes the screen afresh
         context.logger.info("replay_handed_over", step=context.step, replayed=self.progress.replayed,
                             to=self._fallback_name())
 

@@ -1,11 +1,11 @@
-"""The typed context of one step, filled in phase by phase."""
+"""The typed context of one step, filled in phase by phase, and what a step uses of its run."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ufo_mobile.core.llm.base import Usage
+from ufo_mobile.core.llm.base import ChatModel, Usage
 from ufo_mobile.core.memory.messages import ChatMessage
 from ufo_mobile.core.memory.records import ActionOutcome
 from ufo_mobile.core.memory.state import SharedState
@@ -17,8 +17,20 @@ if TYPE_CHECKING:
     from ufo_mobile.core.llm.reply import ActionCall, AgentReply
     from ufo_mobile.core.memory.records import StepRecord
     from ufo_mobile.core.tools.context import ActionResult
+    from ufo_mobile.core.trace.writer import RunWriter
     from ufo_mobile.core.ui.screen_images import ModelImage, ScreenImages
     from ufo_mobile.core.ui.state import UIState
+
+
+class StepRun(Protocol):
+    """What a step uses of the run it belongs to (``RunContext`` in ``core/context.py``): the run
+    directory's writer, and the model each agent role asks. The phases are made with their agent;
+    the run comes with each step."""
+
+    @property
+    def writer(self) -> RunWriter: ...
+
+    def model_for(self, role: str, default: ChatModel) -> ChatModel: ...
 
 
 @dataclass
@@ -101,6 +113,11 @@ class StepContext:
     extra: dict[str, Any] = field(default_factory=dict)
     max_steps: int = 0  # the step budget (limits.max_steps); 0: none (a step outside a run)
     usage_counted: bool = False  # the step's usage is in the run's (a step that waited for approval goes on)
+    run: StepRun | None = field(default=None, repr=False)  # the run of the step (None: a step outside a run)
+
+    def writer(self) -> RunWriter | None:
+        """The run directory's writer, when the step belongs to a run."""
+        return self.run.writer if self.run is not None else None
 
     def __post_init__(self) -> None:
         if self.action is not None and not self.actions:  # made with one action: it is the turn's
