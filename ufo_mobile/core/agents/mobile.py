@@ -53,7 +53,6 @@ class MobileAgent(BasicAgent):
                  options: AgentOptions = DEFAULT_OPTIONS) -> None:
         super().__init__(name, self.new_state_manager(), self.rules, limits=settings.limits,
                          step_timer=options.step_timer, logger=options.logger, phone=phone)
-        self.phone = phone
         self.device = phone.driver
         self.model = model
         self.settings = settings

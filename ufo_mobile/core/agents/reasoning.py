@@ -95,7 +95,7 @@ class ManagerAgent(BasicAgent):
                  options: AgentOptions = DEFAULT_OPTIONS) -> None:
         super().__init__(name, ManagerStateManager(), MANAGER_RULES, limits=settings.limits,
                          step_timer=options.step_timer, logger=options.logger, phone=phone)
-        self.settings, self.model, self.phone, self.device = settings, model, phone, phone.driver
+        self.settings, self.model, self.device = settings, model, phone.driver
         common: dict[str, Any] = {"phone": phone, "model": model, "settings": settings, "options": options}
         self.executor = ExecutorAgent("Executor", parent=self, **common)
         self.text_manipulator = TextManipulatorAgent("TextManipulator", parent=self, **common)
