@@ -114,6 +114,11 @@ class Phone:
         """``text`` without the run's known secrets (unchanged while no redactor is bound)."""
         return self._redact(text) if self._redact is not None else text
 
+    @property
+    def redacts(self) -> bool:
+        """Whether a redactor is bound."""
+        return self._redact is not None
+
     def bind_redactor(self, redact: Callable[[str], str]) -> None:
         """Bind the run's redactor, once (binding the same one again changes nothing).
 

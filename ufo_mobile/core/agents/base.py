@@ -117,7 +117,7 @@ class BasicAgent:
     def bind_run(self, context: RunContext) -> None:
         """Bind what belongs to the run before its steps: the phone's redactor is the run directory's
         (unless the phone was made with it). Binding the same run again changes nothing."""
-        if self.phone is not None:
+        if self.phone is not None and not self.phone.redacts:
             self.phone.bind_redactor(context.writer.redactor.text)
 
     def new_step(self, context: RunContext) -> StepContext:
