@@ -27,7 +27,6 @@ from typing import Any, ClassVar
 import structlog
 
 from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver
-from ufo_mobile.core.llm.image_tokens import fit_to_tiles
 from ufo_mobile.core.memory.state import SharedState
 from ufo_mobile.core.phone import Phone, Seen
 from ufo_mobile.core.processors.context import Observation, StepContext
@@ -146,7 +145,7 @@ class DataCollection:
                           cache_hit=seen.hit, dump_attempts=attempts, stability=stability,
                           dump_refusals=list(self._refusals), fallback=self._fallback, current_app_source=source,
                           images=self._pictures(png, ui))
-        await asyncio.to_thread(self._model_image, obs)
+        await asyncio.to_thread(obs.fit_model_picture, self.settings)  # decodes the screenshot: off the loop
         if obs.screenshot_blocked:
             self._log.warning("screenshot_blocked", step=ctx.step, app=current.package)
         ctx.observation = obs
@@ -184,22 +183,6 @@ class DataCollection:
         images = ScreenImages(png, ui.elements)
         self._last = (ui, images)
         return images
-
-    def _model_image(self, obs: Observation) -> None:
-        """What the model's picture of the screen is: the set-of-mark within the longest side and the
-        tile budget (and, if asked for, the same without the numbers). It is made when a model that
-        reads pixels asks for it (``Observation.model_image``)."""
-        p = self.settings
-        images = obs.images
-        assert images is not None, "run() gives every observation its pictures"
-        if images.blank():  # FLAG_SECURE: the phone hands out black; say so, send nothing
-            obs.screenshot_blocked = True
-            return
-        width, height = obs.screen_size
-        budget = p.image_max_tiles if p.image_max_tiles > 0 else 10**6
-        size, obs.model_image_scale = images.model_size(fit_to_tiles(width, height, budget, p.image_longest_side))
-        obs.model_image_size, obs.model_image_marks, obs.model_image_with_clean = (
-            size, p.annotate, p.send_clean_screenshot)
 
 
 def screen_change(shared: SharedState, ui: UIState, app: str) -> dict[str, Any]:
