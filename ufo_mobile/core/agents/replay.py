@@ -15,13 +15,16 @@ replay's account: how many steps were replayed and where it ended.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ufo_mobile.core.agents.base import BasicAgent
 from ufo_mobile.core.agents.mobile import MobileAgent
+from ufo_mobile.core.agents.options import DEFAULT_OPTIONS, AgentOptions
 from ufo_mobile.core.context import RunContext
+from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.llm.scripted import ScriptedModel
 from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.action_execution import ActionExecution
 from ufo_mobile.core.processors.base import Processor
 from ufo_mobile.core.processors.codeact import CodeExecution
@@ -35,6 +38,7 @@ from ufo_mobile.core.states.replay import REPLAY_RULES, ReplayStateManager
 from ufo_mobile.core.states.rulebook import Rulebook
 from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.replay.plan import ReplayPlan, ReplayProgress
+from ufo_mobile.settings import Settings
 
 S = MobileAgentStatus
 
@@ -48,16 +52,17 @@ class ReplayAgent(MobileAgent):
         return ReplayStateManager()
 
     def __init__(self, name: str = "Replay", *, plan: ReplayPlan, fallback: BasicAgent | None = None,
-                 skip_scripted: bool = False, **kwargs: Any) -> None:
+                 skip_scripted: bool = False, phone: Phone, model: ChatModel, settings: Settings,
+                 options: AgentOptions = DEFAULT_OPTIONS) -> None:
         """``fallback``: the agent that takes over on a mismatch (None: the run stops there).
         ``skip_scripted``: a scripted model (built from the recorded run's own settings) skips the
         replies the recorded run had used up to the hand-over, as for ``run --resume``. The rest are
-        ``MobileAgent``'s."""
+        ``MobileAgent``'s; the replay's progress comes first, since its processor follows it."""
         self.plan = plan
         self._fallback = fallback
         self.skip_scripted = skip_scripted
-        self.progress = ReplayProgress(plan, threshold=kwargs["settings"].replay.threshold)
-        super().__init__(name, **kwargs)
+        self.progress = ReplayProgress(plan, threshold=settings.replay.threshold)
+        super().__init__(name, phone=phone, model=model, settings=settings, options=options)
 
     @property
     def fallback(self) -> AgentLike | None:
