@@ -43,9 +43,9 @@ from ufo_mobile.core.device.base import DeviceDriver  # noqa: E402
 from ufo_mobile.core.device.sim import SimDriver  # noqa: E402
 from ufo_mobile.core.device.u2 import U2Driver  # noqa: E402
 from ufo_mobile.core.memory.state import SharedState  # noqa: E402
+from ufo_mobile.core.phone import Phone  # noqa: E402
 from ufo_mobile.core.processors.context import Observation, StepContext  # noqa: E402
 from ufo_mobile.core.processors.data_collection import DataCollection  # noqa: E402
-from ufo_mobile.core.ui.cache import ControlCache  # noqa: E402
 from ufo_mobile.core.ui.provider import AndroidStateProvider  # noqa: E402
 from ufo_mobile.settings import PerceptionSettings  # noqa: E402
 from ufo_mobile.sim.android.profile import OPTIONAL_APPS  # noqa: E402
@@ -176,7 +176,7 @@ async def tour(driver: DeviceDriver, tours: int) -> Tour:
 
     provider = AndroidStateProvider(driver, unavailable_retries=settings.dump_refused_retries,
                                     retry_delay=settings.dump_retry_delay_seconds, sleep=sleep)
-    phase = DataCollection(driver, ControlCache(0), settings, provider=provider)
+    phase = DataCollection(Phone(driver, provider=provider, cache_ttl=0), settings)
     await driver.connect()
     try:
         started = time.perf_counter()  # once per run, before the first observation (labels then cached)

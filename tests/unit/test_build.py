@@ -95,13 +95,13 @@ def test_the_writer_takes_the_next_free_name_and_a_bad_log_dir_is_a_config_error
 def test_the_agent_is_the_modes_root_with_the_operator_and_a_replay_in_front(tmp_path: Path) -> None:
     person = CallbackOperator()
     direct = build.RunBuilder(settings(tmp_path, mode="direct"), operator=person)
-    agent = direct.agent(FakeDriver(), direct.models().main, replay=None, logger=None)
+    agent = direct.agent(FakeDriver(), direct.models().main, replay=None, logger=None, redact=str)
     assert isinstance(agent, MobileAgent) and agent.operator is person
     builder = build.RunBuilder(settings(tmp_path), operator=person)
     model = builder.models().main
-    assert isinstance(builder.agent(FakeDriver(), model, replay=None, logger=None), ManagerAgent)
+    assert isinstance(builder.agent(FakeDriver(), model, replay=None, logger=None, redact=str), ManagerAgent)
     plan = ReplayPlan(Trajectory(run_id="r", task="Open Settings", status="FINISH", steps=[]), fallback="agent")
-    replayed = builder.agent(FakeDriver(), model, replay=plan, logger=None)
+    replayed = builder.agent(FakeDriver(), model, replay=plan, logger=None, redact=str)
     assert isinstance(replayed, ReplayAgent) and isinstance(replayed.fallback, ManagerAgent)
 
 
@@ -132,3 +132,12 @@ def test_placed_lays_the_phone_and_the_log_dir_over_the_settings(tmp_path: Path)
     assert (placed.device.kind, placed.device.serial, placed.logs.dir) == ("adb", "emulator-5554",
                                                                          tmp_path / "elsewhere")
     assert placed.model == base.model and base.device.kind == "sim"
+
+
+def test_every_agent_of_a_built_run_shares_one_phone_that_redacts_from_the_first_screen(tmp_path: Path) -> None:
+    builder = build.RunBuilder(settings(tmp_path))
+    manager = builder.agent(FakeDriver(), builder.models().main, replay=None, logger=None,
+                            redact=lambda text: text.replace("hunter2", "***"))
+    assert isinstance(manager, ManagerAgent) and manager.phone is not None
+    assert manager.phone.redacts and manager.phone.redact("pin hunter2") == "pin ***"
+    assert manager.executor.phone is manager.phone

@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "core.states": 60,
     "core.context": 55,
     "core.processors": 50,
+    "core.phone": 47,
     "core.tools": 45,
     "replay": 42,
     "core.llm": 40,

@@ -9,11 +9,11 @@ import pytest
 from tests.fakes import SCREEN_XML, FakeDriver
 from ufo_mobile.core.llm.scripted import Script, ScriptedModel
 from ufo_mobile.core.memory.state import ActionEntry, SharedState
+from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.processors.data_collection import DataCollection
 from ufo_mobile.core.session import Session
 from ufo_mobile.core.trace.writer import RunWriter
-from ufo_mobile.core.ui.cache import ControlCache
 from ufo_mobile.core.ui.provider import AndroidStateProvider
 from ufo_mobile.errors import DeviceCommandError, DeviceTimeoutError, DumpUnavailableError
 from ufo_mobile.settings import LogSettings, ModelSettings, PerceptionSettings, Settings, TaskSettings
@@ -61,7 +61,7 @@ def phase(driver: FakeDriver, clock: FakeClock | None = None, **settings: Any) -
     """The phase on virtual time (a fresh ``FakeClock`` unless one is given): nothing here waits for real."""
     opts = {"settle_interval_seconds": 0.25, **settings}
     clock = clock if clock is not None else FakeClock()
-    return DataCollection(driver, ControlCache(ttl=0), PerceptionSettings(**opts), clock=clock, sleep=clock.sleep)
+    return DataCollection(Phone(driver, clock=clock, cache_ttl=0), PerceptionSettings(**opts), sleep=clock.sleep)
 
 
 async def test_after_an_action_waits_until_two_dumps_agree() -> None:
@@ -213,9 +213,10 @@ class AlwaysMoving(FakeDriver):
 async def test_a_screen_seen_only_in_its_screenshot_is_recorded_and_never_cached() -> None:
     driver = AlwaysMoving()
     clock = FakeClock()
-    cache = ControlCache(ttl=60, clock=clock)  # virtual time: the entry could only be missing because never cached
-    collect = DataCollection(driver, cache, PerceptionSettings(), clock=clock, sleep=clock.sleep,
-                             provider=AndroidStateProvider(driver, sleep=clock.sleep))
+    # virtual time: the entry could only be missing because never cached
+    phone = Phone(driver, provider=AndroidStateProvider(driver, sleep=clock.sleep), clock=clock, cache_ttl=60)
+    cache = phone.cache
+    collect = DataCollection(phone, PerceptionSettings(), sleep=clock.sleep)
     ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=SharedState())
     await collect.run(ctx)
     obs = ctx.observation

@@ -14,11 +14,11 @@ from PIL import Image, ImageDraw
 from tests.fakes import FakeDriver
 from ufo_mobile.core.llm.scripted import Script, ScriptedModel
 from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.processors.data_collection import DataCollection
 from ufo_mobile.core.session import Session
 from ufo_mobile.core.ui import screen_images
-from ufo_mobile.core.ui.cache import ControlCache
 from ufo_mobile.core.ui.png import encode_png
 from ufo_mobile.report import render_report
 from ufo_mobile.settings import LogSettings, ModelSettings, PerceptionSettings, Settings, TaskSettings
@@ -54,7 +54,7 @@ async def test_a_cached_observation_of_an_unchanged_screen_is_not_drawn_or_encod
     counted = Counted(monkeypatch)
     driver = FakeDriver()
     driver._png = _screenshot()
-    phase = DataCollection(driver, ControlCache(ttl=60, clock=lambda: 0.0), PerceptionSettings())  # no real time
+    phase = DataCollection(Phone(driver, clock=lambda: 0.0, cache_ttl=60), PerceptionSettings())  # no real time
     first, second = _ctx(1), _ctx(2)
     await phase.run(first)
     assert counted.calls == {"decode": 1, "draw_marks": 0, "encode_png": 0}  # the pictures wait to be asked for

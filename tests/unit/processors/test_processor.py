@@ -114,14 +114,14 @@ async def test_cancelled_step_is_still_recorded() -> None:
 
 async def test_data_collection_reuses_cached_controls_until_invalidated() -> None:
     from tests.fakes import FakeDriver
+    from ufo_mobile.core.phone import Phone
     from ufo_mobile.core.processors.data_collection import DataCollection
-    from ufo_mobile.core.ui.cache import ControlCache
     from ufo_mobile.settings import PerceptionSettings
 
     now = [0.0]
     driver = FakeDriver()
-    cache = ControlCache(ttl=5.0, clock=lambda: now[0])
-    phase = DataCollection(driver, cache, PerceptionSettings())
+    phone = Phone(driver, clock=lambda: now[0], cache_ttl=5.0)
+    phase = DataCollection(phone, PerceptionSettings())
     first, second, third = make_ctx(), make_ctx(), make_ctx()
     await phase.run(first)
     now[0] = 4.9

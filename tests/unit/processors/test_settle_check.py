@@ -10,10 +10,10 @@ import pytest
 from tests.fakes import SCREEN_XML, FakeDriver
 from ufo_mobile.core.device.base import KeyboardState
 from ufo_mobile.core.memory.state import ActionEntry, SharedState
+from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.processors.data_collection import DataCollection
 from ufo_mobile.core.ui import provider as provider_module
-from ufo_mobile.core.ui.cache import ControlCache
 from ufo_mobile.settings import PerceptionSettings
 
 FOCUSED_XML = SCREEN_XML.replace('class="android.widget.EditText"\n package="com.example.app" content-desc="" '
@@ -56,12 +56,12 @@ async def test_an_unchanged_second_dump_is_not_parsed_again(monkeypatch: pytest.
     parsed = _counting_parses(monkeypatch)
     driver = FakeDriver()
     ctx = _after_action()
-    await DataCollection(driver, ControlCache(ttl=0), PerceptionSettings()).run(ctx)
+    await DataCollection(Phone(driver, cache_ttl=0), PerceptionSettings()).run(ctx)
     assert ctx.observation is not None
     assert ctx.observation.stability["stable"] is True and ctx.observation.stability["dumps"] == 2
     assert driver.dumps == 2 and len(parsed) == 1 and ctx.observation.dump_attempts == 2
     assert ctx.observation.observation_id == "obs-0002-1"
-    phase = DataCollection(driver, ControlCache(ttl=0), PerceptionSettings())
+    phase = DataCollection(Phone(driver, cache_ttl=0), PerceptionSettings())
     await phase.run(_after_action())
     again = _after_action()
     await phase.run(again)
@@ -74,6 +74,6 @@ async def test_a_screen_that_asked_the_phone_is_read_again(monkeypatch: pytest.M
     parsed = _counting_parses(monkeypatch)
     driver = KeyboardPhone(FOCUSED_XML)
     ctx = _after_action()
-    await DataCollection(driver, ControlCache(ttl=0), PerceptionSettings()).run(ctx)
+    await DataCollection(Phone(driver, cache_ttl=0), PerceptionSettings()).run(ctx)
     assert ctx.observation is not None and ctx.observation.stability["stable"] is True
     assert driver.dumps == 2 and len(parsed) == 2 and driver.keyboard_asked == 2

@@ -15,6 +15,7 @@ from ufo_mobile.core.llm.reply import ActionCall
 from ufo_mobile.core.llm.scripted import Script, ScriptedModel
 from ufo_mobile.core.memory.reducers import apply_update
 from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.action_execution import ActionExecution
 from ufo_mobile.core.processors.context import Observation, StepContext
 from ufo_mobile.core.session import Session
@@ -220,7 +221,7 @@ async def execute_step(call: dict[str, Any], shared: SharedState | None = None) 
     obs = Observation(ui.observation_id, b"", ui, await driver.current_app(), [], (1080, 2400))
     ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=shared or SharedState(),
                       observation=obs, action=ActionCall(**call))
-    phase = ActionExecution(harness.registry, driver, harness.cache, AgentSettings())
+    phase = ActionExecution(harness.registry, Phone(driver, credentials=harness.credentials), AgentSettings())
     update = await phase.run(ctx)
     return ctx, update
 

@@ -26,6 +26,7 @@ from ufo_mobile.settings import LimitSettings
 if TYPE_CHECKING:
     from ufo_mobile.core.context import RunContext
     from ufo_mobile.core.memory.execution import ExecutionState
+    from ufo_mobile.core.phone import Phone
     from ufo_mobile.core.processors.base import Processor
 
 
@@ -49,8 +50,9 @@ class BasicAgent:
 
     def __init__(self, name: str, state_manager: AgentStateManager, rules: Rulebook, *,
                  limits: LimitSettings | None = None, step_timer: StepTimer = event_loop_timer,
-                 logger: Any = None) -> None:
+                 logger: Any = None, phone: Phone | None = None) -> None:
         self.name = name
+        self.phone = phone  # the run's phone, shared by every agent of the run (None: an agent without one)
         self.state_manager = state_manager
         self.machine = AgentMachine(rules, logger=logger, agent_name=name)
         self._state: AgentState = state_manager.none_state
@@ -129,8 +131,16 @@ class BasicAgent:
 
     # --- one step, for every agent ------------------------------------------------------------
 
+    def bind_run(self, context: RunContext) -> None:
+        """Bind what belongs to the run before its steps: the phone's redactor is the run directory's
+        (unless the phone was made with it). Binding the same run again changes nothing."""
+        if self.phone is not None and not self.phone.redacts:
+            self.phone.bind_redactor(context.writer.redactor.text)
+
     def new_step(self, context: RunContext) -> StepContext:
-        """The next step of the run, on the run's shared state."""
+        """The next step of the run, on the run's shared state; the step carries its run (its writer
+        and models by role: ``StepContext.run``)."""
+        self.bind_run(context)
         context.step += 1
         context.round_step += 1
         self.step, self.run_id = context.step, context.run_id
@@ -138,7 +148,7 @@ class BasicAgent:
             context.shared = apply_update(context.shared, {"instruction": context.request})
         return StepContext(run_id=context.run_id, step=context.step, agent_name=self.name,
                            request=context.request, shared=context.shared, state=self.state.name(),
-                           max_steps=self.limit_settings.max_steps)
+                           max_steps=self.limit_settings.max_steps, run=context)
 
     async def run_step(self, context: RunContext, processor: Processor, ctx: StepContext) -> None:
         """Run ``processor`` on ``ctx`` under the step timeout, cancellable by a signal; then the limits."""

@@ -24,6 +24,5 @@ class CodeActAgent(MobileAgent):
     model_role: ClassVar[str] = "codeact"
 
     def execution(self) -> Phase:
-        return CodeExecution(self.tools, self.device, self.cache, self.settings.agent, self.settings.codeact,
-                             state_provider=self.state_provider, credentials=self.credentials,
+        return CodeExecution(self.tools, self.phone, self.settings.agent, self.settings.codeact,
                              policy=self.confirm_policy(), attendance=self.attendance(), output=self.output_spec())

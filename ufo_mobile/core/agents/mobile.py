@@ -10,22 +10,20 @@ as needing a person (``human.unattended`` decides about approvals). FAIL keeps t
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ufo_mobile.core.agents.base import BasicAgent, closing_limit
-from ufo_mobile.core.agents.human import AskRequest, ConfirmRequest, Operator, PersonInTheLoop, TakeoverRequest
-from ufo_mobile.core.agents.limits import StepTimer, event_loop_timer
+from ufo_mobile.core.agents.human import AskRequest, ConfirmRequest, PersonInTheLoop, TakeoverRequest
+from ufo_mobile.core.agents.options import DEFAULT_OPTIONS, AgentOptions
 from ufo_mobile.core.context import RunContext
-from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.llm.reply import ActionCall
 from ufo_mobile.core.llm.structured import OutputSpec, load_output_spec
 from ufo_mobile.core.memory.records import StepRecord
 from ufo_mobile.core.memory.reducers import apply_update
+from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.action_execution import ActionExecution
-from ufo_mobile.core.processors.base import Middleware, Phase, Processor
+from ufo_mobile.core.processors.base import Phase, Processor
 from ufo_mobile.core.processors.confirm import Attendance, ConfirmPolicy
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.processors.data_collection import DataCollection
@@ -36,12 +34,6 @@ from ufo_mobile.core.states.base import AgentStateManager
 from ufo_mobile.core.states.mobile import MobileAgentStateManager
 from ufo_mobile.core.states.rulebook import MOBILE_RULES, Rulebook
 from ufo_mobile.core.status import MobileAgentStatus
-from ufo_mobile.core.tools.build import build_tool_registry
-from ufo_mobile.core.tools.credentials import CredentialManager
-from ufo_mobile.core.tools.registry import ToolRegistry
-from ufo_mobile.core.ui.cache import ControlCache
-from ufo_mobile.core.ui.format import FormatOptions
-from ufo_mobile.core.ui.provider import AndroidStateProvider, StateProvider
 from ufo_mobile.errors import DeviceError, RunWriteError
 from ufo_mobile.settings import Settings
 
@@ -51,62 +43,35 @@ class MobileAgent(BasicAgent):
     rules: Rulebook = MOBILE_RULES
     #: the model answers in the JSON reply format (CodeAct's answers are code, which calls the tools)
     json_replies: ClassVar[bool] = True
+    phone: Phone  # always one
 
     @staticmethod
     def new_state_manager() -> AgentStateManager:
         return MobileAgentStateManager()
 
-    def __init__(self, name: str, *, device: DeviceDriver, model: ChatModel, settings: Settings,
-                 tools: ToolRegistry | None = None, state_manager: AgentStateManager | None = None,
-                 middleware: tuple[Middleware, ...] = (), logger: Any = None,
-                 clock: Callable[[], float] = time.monotonic, step_timer: StepTimer = event_loop_timer,
-                 state_provider: StateProvider | None = None, credentials: CredentialManager | None = None,
-                 operator: Operator | None = None) -> None:
-        super().__init__(name, state_manager or self.new_state_manager(), self.rules, limits=settings.limits,
-                         step_timer=step_timer, logger=logger)
-        self.device = device
+    def __init__(self, name: str, *, phone: Phone, model: ChatModel, settings: Settings,
+                 options: AgentOptions = DEFAULT_OPTIONS) -> None:
+        super().__init__(name, self.new_state_manager(), self.rules, limits=settings.limits,
+                         step_timer=options.step_timer, logger=options.logger, phone=phone)
+        self.device = phone.driver
         self.model = model
         self.settings = settings
-        self.credentials = credentials or CredentialManager()
-        self._redact: Callable[[str], str] | None = None  # the run's Redactor.text, once the run is known
-        self.state_provider: StateProvider = state_provider or AndroidStateProvider(
-            device, stealth=settings.device.stealth, dump_retries=settings.perception.dump_retries,
-            unavailable_retries=settings.perception.dump_refused_retries,
-            retry_delay=settings.perception.dump_retry_delay_seconds, redact=self._redact_dump, logger=logger,
-            format_options=FormatOptions(legend=False))  # the legend is in the system prompt
-        self.tools = tools or build_tool_registry(settings, device, self.state_provider, self.credentials)
-        if self.json_replies:  # the reply's own fields keep facts ("remember") and end the task ("status")
-            self.tools.disable(["remember", "complete"])
-        self.clock = clock
-        self.cache = ControlCache(settings.perception.control_cache_ttl_seconds, clock=clock)
-        self.middleware = middleware
-        self.operator = operator  # the person in the loop; None: nobody can take over or approve
+        self.operator = options.operator  # the person in the loop; None: nobody can take over or approve
+        self.middleware = options.middleware
+        # the reply's own fields keep facts ("remember") and end the task ("status")
+        self.tools = phone.tools_without(("remember", "complete") if self.json_replies else ())
         self.pending: StepContext | None = None  # the step whose action waits for approval
-        self._processor: Processor | None = None
-        self._confirm_processor: Processor | None = None
+        self.processor, self.confirm_processor = self.processors()
 
-    def _redact_dump(self, text: str) -> str:
-        """Secrets typed into a visible field never reach the model or the logs."""
-        return self._redact(text) if self._redact is not None else text
-
-    def processor(self, context: RunContext) -> Processor:
-        """The processor is built once per run: its phases keep per-run caches (apps)."""
-        if self._processor is None:
-            self._redact = context.writer.redactor.text
-            p = self.settings.perception
-            phases = (
-                DataCollection(self.device, self.cache, p, logger=context.logger, clock=self.clock,
-                               provider=self.state_provider),
-                self.interaction(context),
-                self.execution(),
-                MemoryUpdate(),
-            )
-            recorder = StepRecorder(context.writer, annotate=p.annotate)
-            self._processor = Processor(phases, recorder=recorder, middleware=self.middleware)
-            # the step that waited for approval goes on: the same action and memory phases, without
-            # observing or asking again
-            self._confirm_processor = Processor(phases[2:], recorder=recorder, middleware=self.middleware)
-        return self._processor
+    def processors(self) -> tuple[Processor, Processor]:
+        """The step's processor, and the one that finishes a step that waited for approval: the same
+        action and memory phases, without observing or asking again. Made once, with the agent."""
+        p = self.settings.perception
+        phases = (DataCollection(self.phone, p, logger=self.logger), self.interaction(), self.execution(),
+                  MemoryUpdate())
+        recorder = StepRecorder(annotate=p.annotate)
+        return (Processor(phases, recorder=recorder, middleware=self.middleware),
+                Processor(phases[2:], recorder=recorder, middleware=self.middleware))
 
     def attendance(self) -> Attendance:
         """Whether a person can be asked in this run, and what happens to approvals when not."""
@@ -115,22 +80,21 @@ class MobileAgent(BasicAgent):
     #: the model phase's class (reasoning mode's executor and text manipulator use their own)
     interaction_class: type[LLMInteraction] = LLMInteraction
 
-    def interaction(self, context: RunContext) -> LLMInteraction:
-        """Phase 2: the model phase."""
+    def interaction(self) -> LLMInteraction:
+        """Phase 2: the model phase (the run's model for this agent's role, step by step)."""
         p = self.settings.perception
         model_settings = self.settings.model_for(self.model_role)
         return self.interaction_class(
-            context.model_for(self.model_role, self.model), self.tools, history_steps=self.settings.agent.history_steps,
-            vision=model_settings.vision,
-            image_detail=p.image_detail, clean_screenshot=p.send_clean_screenshot, secret_ids=self.credentials.ids(),
-            logger=context.logger, redact=context.writer.redactor.text, output=self.output_spec(),
-            max_actions=self.settings.agent.max_actions_per_turn, attendance=self.attendance())
+            self.model, self.tools, history_steps=self.settings.agent.history_steps, vision=model_settings.vision,
+            image_detail=p.image_detail, clean_screenshot=p.send_clean_screenshot,
+            secret_ids=self.phone.credentials.ids(), logger=self.logger, redact=self.phone.redact,
+            output=self.output_spec(), max_actions=self.settings.agent.max_actions_per_turn,
+            attendance=self.attendance(), role=self.model_role)
 
     def execution(self) -> Phase:
         """Phase 3: run the chosen actions."""
-        return ActionExecution(self.tools, self.device, self.cache, self.settings.agent,
-                               state_provider=self.state_provider, credentials=self.credentials,
-                               policy=self.confirm_policy(), attendance=self.attendance())
+        return ActionExecution(self.tools, self.phone, self.settings.agent, policy=self.confirm_policy(),
+                               attendance=self.attendance())
 
     def output_spec(self) -> OutputSpec | None:
         """The final answer's shape, when the task asks for structured output (and this agent ends it)."""
@@ -145,8 +109,7 @@ class MobileAgent(BasicAgent):
         if context.interrupted:
             self.fail_with(context.stop_reason)
             return
-        processor = self.processor(context)
-        await self.run_step(context, processor, self.new_step(context))
+        await self.run_step(context, self.processor, self.new_step(context))
 
     async def take_over(self, context: RunContext) -> None:
         """The TAKEOVER state's work: a person does on the phone what the model asked for."""
@@ -163,7 +126,7 @@ class MobileAgent(BasicAgent):
         record = StepRecord(step=context.step, agent=self.name, status=MobileAgentStatus.TAKEOVER, reason=message,
                             summary=f"the person said: {note}")
         context.shared = apply_update(context.shared, {"step_records": record})
-        self.cache.invalidate()  # the person changed the screen
+        self.phone.invalidate()  # the person changed the screen
         context.logger.info("takeover_done", step=context.step, note=note)
         self.status, self.reason = MobileAgentStatus.CONTINUE, ""
 
@@ -206,9 +169,7 @@ class MobileAgent(BasicAgent):
         ctx.extra["confirmation"] = {"approved": approved, "note": note}
         if context.interrupted:  # stopped while waiting: the step is recorded, the action refused
             ctx.fail(context.stop_reason)
-        self.processor(context)
-        assert self._confirm_processor is not None
-        await self.run_step(context, self._confirm_processor, ctx)
+        await self.run_step(context, self.confirm_processor, ctx)
     #: whether this agent's FINISH or FAIL ends the task (not so for reasoning mode's executor)
     ends_task: bool = True
 

@@ -13,7 +13,8 @@
   did not change counts as one; at ``reasoning.err_to_manager_thresh`` the hand-back moves the manager
   to REPLAN, whose prompt lists the failed attempts. A limit or a signal moves it to FAIL.
 
-All of them share the run's state through ``RunContext.shared`` and the device, cache and tools.
+All of them share the run's state through ``RunContext.shared`` and the run's ``Phone`` (``core/phone.py``):
+the device, its screen cache, the tools and the redactor.
 """
 
 from __future__ import annotations
@@ -22,16 +23,16 @@ from hashlib import blake2b
 from typing import Any, ClassVar
 
 from ufo_mobile.core.agents.base import BasicAgent
-from ufo_mobile.core.agents.human import Operator
-from ufo_mobile.core.agents.limits import StepTimer, event_loop_timer
 from ufo_mobile.core.agents.mobile import MobileAgent
+from ufo_mobile.core.agents.options import DEFAULT_OPTIONS, AgentOptions
 from ufo_mobile.core.agents.scripter import ScripterAgent
 from ufo_mobile.core.context import RunContext
-from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.llm.structured import load_output_spec
 from ufo_mobile.core.memory.reducers import apply_update
+from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.base import Processor
+from ufo_mobile.core.processors.confirm import Attendance
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.processors.data_collection import DataCollection
 from ufo_mobile.core.processors.llm_interaction import LLMInteraction
@@ -42,7 +43,6 @@ from ufo_mobile.core.states.base import AgentLike, AgentStateManager
 from ufo_mobile.core.states.reasoning import MANAGER_RULES, SUBAGENT_RULES, ManagerStateManager, SubAgentStateManager
 from ufo_mobile.core.states.rulebook import Rulebook
 from ufo_mobile.core.status import ManagerStatus
-from ufo_mobile.core.tools.credentials import CredentialManager
 from ufo_mobile.settings import Settings
 
 S = ManagerStatus
@@ -61,9 +61,8 @@ class ExecutorAgent(MobileAgent):
         return SubAgentStateManager()
 
     def __init__(self, name: str, *, parent: ManagerAgent, **kwargs: Any) -> None:
-        super().__init__(name, **kwargs)
+        super().__init__(name, **kwargs)  # without "complete" (a JSON reply's tools): only the manager ends the task
         self.parent: AgentLike = parent
-        self.tools.disable(["complete"])  # only the manager ends the task
 
     def after_step(self, context: RunContext, ctx: StepContext) -> None:
         super().after_step(context, ctx)
@@ -90,46 +89,42 @@ class TextManipulatorAgent(ExecutorAgent):
 
 class ManagerAgent(BasicAgent):
     model_role: ClassVar[str] = "manager"
+    phone: Phone  # always one
 
-    def __init__(self, name: str, *, device: DeviceDriver, model: ChatModel, settings: Settings, logger: Any = None,
-                 step_timer: StepTimer = event_loop_timer, credentials: CredentialManager | None = None,
-                 operator: Operator | None = None) -> None:
-        super().__init__(name, ManagerStateManager(), MANAGER_RULES, limits=settings.limits, step_timer=step_timer,
-                         logger=logger)
-        self.settings, self.model, self.device = settings, model, device
-        common: dict[str, Any] = {"device": device, "model": model, "settings": settings, "logger": logger,
-                                  "step_timer": step_timer, "credentials": credentials, "operator": operator}
+    def __init__(self, name: str, *, phone: Phone, model: ChatModel, settings: Settings,
+                 options: AgentOptions = DEFAULT_OPTIONS) -> None:
+        super().__init__(name, ManagerStateManager(), MANAGER_RULES, limits=settings.limits,
+                         step_timer=options.step_timer, logger=options.logger, phone=phone)
+        self.settings, self.model, self.device = settings, model, phone.driver
+        common: dict[str, Any] = {"phone": phone, "model": model, "settings": settings, "options": options}
         self.executor = ExecutorAgent("Executor", parent=self, **common)
-        self.text_manipulator = TextManipulatorAgent("TextManipulator", parent=self, **common,
-                                                     state_provider=self.executor.state_provider)
-        self.text_manipulator.cache = self.executor.cache
-        self.scripter = ScripterAgent("Scripter", parent=self, model=model, settings=settings, logger=logger,
-                                      step_timer=step_timer)
+        self.text_manipulator = TextManipulatorAgent("TextManipulator", parent=self, **common)
+        self.scripter = ScripterAgent("Scripter", parent=self, **common)
         self.subgoal: dict[str, Any] = {}
         self.failures = 0  # executor failures in a row (escalation)
         self._last_attempt: tuple[str, str] | None = None  # (action, screen) of the last executor step
-        self._processor: Processor | None = None
+        # what a plan may ask the executor for: the JSON reply's tools (without "remember" and "complete")
+        self.tools = phone.tools_without(("remember", "complete"))
+        self.processor = self.planner(Attendance(options.operator is not None, settings.human.unattended))
 
     # --- planning ---------------------------------------------------------------------------
 
-    def processor(self, context: RunContext) -> Processor:
-        if self._processor is None:
-            executor, s = self.executor, self.settings
-            p, r = s.perception, s.reasoning
-            output = load_output_spec(s.task.output) if s.task.output is not None else None
-            phases = (
-                DataCollection(self.device, executor.cache, p, logger=context.logger, clock=executor.clock,
-                               provider=executor.state_provider),
-                ManagerInteraction(context.model_for(self.model_role, self.model), executor.tools,
-                                   vision=s.model_for("manager").vision, image_detail=p.image_detail,
-                                   logger=context.logger, redact=context.writer.redactor.text,
-                                   memory_items=r.memory_items, scripter_enabled=r.scripter.enabled,
-                                   app_cards_dir=r.app_cards_dir, output=output, attendance=executor.attendance(),
-                                   planner_turns=self.planner_turn_limit),
-                MemoryUpdate(),
-            )
-            self._processor = Processor(phases, recorder=StepRecorder(context.writer, annotate=p.annotate))
-        return self._processor
+    def planner(self, attendance: Attendance) -> Processor:
+        """Observe, plan, remember: the manager's step, made once with it."""
+        s = self.settings
+        p, r = s.perception, s.reasoning
+        output = load_output_spec(s.task.output) if s.task.output is not None else None
+        phases = (
+            DataCollection(self.phone, p, logger=self.logger),
+            ManagerInteraction(self.model, self.tools, vision=s.model_for("manager").vision,
+                               image_detail=p.image_detail, logger=self.logger, redact=self.phone.redact,
+                               memory_items=r.memory_items, scripter_enabled=r.scripter.enabled,
+                               app_cards_dir=r.app_cards_dir, output=output,
+                               attendance=attendance,
+                               planner_turns=self.planner_turn_limit, role=self.model_role),
+            MemoryUpdate(),
+        )
+        return Processor(phases, recorder=StepRecorder(annotate=p.annotate))
 
     @property
     def planner_turn_limit(self) -> int:
@@ -149,7 +144,7 @@ class ManagerAgent(BasicAgent):
             context.logger.warning("replan", failures=self.failures, step=context.step + 1)
         ctx = self.new_step(context)
         ctx.shared = apply_update(ctx.shared, {"err_to_manager_thresh": self.settings.reasoning.err_to_manager_thresh})
-        await self.run_step(context, self.processor(context), ctx)
+        await self.run_step(context, self.processor, ctx)
         self.subgoal = dict(ctx.extra.get("subgoal") or {})
         if self.status in (S.FINISH, S.FAIL):
             context.shared = apply_update(context.shared, {"finished": True, "success": self.status == S.FINISH})

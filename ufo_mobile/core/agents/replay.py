@@ -15,13 +15,16 @@ replay's account: how many steps were replayed and where it ended.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ufo_mobile.core.agents.base import BasicAgent
 from ufo_mobile.core.agents.mobile import MobileAgent
+from ufo_mobile.core.agents.options import DEFAULT_OPTIONS, AgentOptions
 from ufo_mobile.core.context import RunContext
+from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.llm.scripted import ScriptedModel
 from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.action_execution import ActionExecution
 from ufo_mobile.core.processors.base import Processor
 from ufo_mobile.core.processors.codeact import CodeExecution
@@ -35,6 +38,7 @@ from ufo_mobile.core.states.replay import REPLAY_RULES, ReplayStateManager
 from ufo_mobile.core.states.rulebook import Rulebook
 from ufo_mobile.core.status import ReplayStatus
 from ufo_mobile.replay.plan import ReplayPlan, ReplayProgress
+from ufo_mobile.settings import Settings
 
 S = ReplayStatus
 
@@ -48,41 +52,39 @@ class ReplayAgent(MobileAgent):
         return ReplayStateManager()
 
     def __init__(self, name: str = "Replay", *, plan: ReplayPlan, fallback: BasicAgent | None = None,
-                 skip_scripted: bool = False, **kwargs: Any) -> None:
+                 skip_scripted: bool = False, phone: Phone, model: ChatModel, settings: Settings,
+                 options: AgentOptions = DEFAULT_OPTIONS) -> None:
         """``fallback``: the agent that takes over on a mismatch (None: the run stops there).
         ``skip_scripted``: a scripted model (built from the recorded run's own settings) skips the
-        replies the recorded run had used up to the hand-over, as for ``run --resume``."""
-        super().__init__(name, **kwargs)
+        replies the recorded run had used up to the hand-over, as for ``run --resume``. The rest are
+        ``MobileAgent``'s; the replay's progress comes first, since its processor follows it."""
         self.plan = plan
         self._fallback = fallback
         self.skip_scripted = skip_scripted
-        self.progress = ReplayProgress(plan, threshold=self.settings.replay.threshold)
+        self.progress = ReplayProgress(plan, threshold=settings.replay.threshold)
+        super().__init__(name, phone=phone, model=model, settings=settings, options=options)
 
     @property
     def fallback(self) -> AgentLike | None:
         return self._fallback
 
-    def processor(self, context: RunContext) -> Processor:
-        """Observe, follow the recorded step, act, remember: built once per run."""
-        if self._processor is None:
-            self._redact = context.writer.redactor.text
-            s = self.settings
-            p, a = s.perception, s.agent
-            actions = ActionExecution(self.tools, self.device, self.cache, a, state_provider=self.state_provider,
-                                      credentials=self.credentials)  # approvals are checked before, by the replay
-            code = CodeExecution(self.tools, self.device, self.cache, a, s.codeact, state_provider=self.state_provider,
-                                 credentials=self.credentials)
-            params = {name: list(types) for name, types in self.tools.get_param_types().items()}
-            phases = (
-                DataCollection(self.device, self.cache, p, logger=context.logger, clock=self.clock,
-                               provider=self.state_provider),
-                ReplayInteraction(self.progress, params=params, policy=self.confirm_policy(), writer=context.writer),
-                ReplayExecution(self.progress, actions, code),
-                MemoryUpdate(),
-            )
-            self._processor = Processor(phases, recorder=StepRecorder(context.writer, annotate=p.annotate),
-                                        middleware=self.middleware)
-        return self._processor
+    def processors(self) -> tuple[Processor, Processor]:
+        """Observe, follow the recorded step, act, remember (approvals are checked before, by the
+        replay, so a replay step never waits for one: the second processor is never run)."""
+        s = self.settings
+        p, a = s.perception, s.agent
+        actions = ActionExecution(self.tools, self.phone, a)
+        code = CodeExecution(self.tools, self.phone, a, s.codeact)
+        params = {name: list(types) for name, types in self.tools.get_param_types().items()}
+        phases = (
+            DataCollection(self.phone, p, logger=self.logger),
+            ReplayInteraction(self.progress, params=params, policy=self.confirm_policy()),
+            ReplayExecution(self.progress, actions, code),
+            MemoryUpdate(),
+        )
+        recorder = StepRecorder(annotate=p.annotate)
+        return (Processor(phases, recorder=recorder, middleware=self.middleware),
+                Processor(phases[2:], recorder=recorder, middleware=self.middleware))
 
     def after_step(self, context: RunContext, ctx: StepContext) -> None:
         super().after_step(context, ctx)
@@ -105,6 +107,7 @@ class ReplayAgent(MobileAgent):
             context.shared = SharedState.model_validate(merged)
         if self.skip_scripted and isinstance(self.model, ScriptedModel):
             self.model.skip(last.model_calls if last is not None else 0)
+        self.phone.invalidate()  # the agent that takes over observes the screen afresh
         context.logger.info("replay_handed_over", step=context.step, replayed=self.progress.replayed,
                             to=self._fallback_name())
 

@@ -14,12 +14,13 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ufo_mobile.core.agents.base import BasicAgent
-from ufo_mobile.core.agents.limits import StepTimer, event_loop_timer
+from ufo_mobile.core.agents.options import DEFAULT_OPTIONS, AgentOptions
 from ufo_mobile.core.context import RunContext
 from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.llm.prompt import PromptTemplates
 from ufo_mobile.core.llm.subagent_reply import parse_code_reply
 from ufo_mobile.core.memory.messages import ChatMessage
+from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.base import Processor
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.processors.llm_interaction import LLMInteraction
@@ -84,28 +85,25 @@ class ScriptPhase(LLMInteraction):
 
 
 class ScripterAgent(BasicAgent):
+    """Runs ``<script>`` items off the device; the run's phone only lends it its redactor."""
+
     model_role: ClassVar[str] = "scripter"
-    def __init__(self, name: str, *, parent: AgentLike, model: ChatModel, settings: Settings, logger: Any = None,
-                 step_timer: StepTimer = event_loop_timer) -> None:
-        super().__init__(name, SubAgentStateManager(), SUBAGENT_RULES, limits=settings.limits, step_timer=step_timer,
-                         logger=logger)
+
+    def __init__(self, name: str, *, parent: AgentLike, phone: Phone, model: ChatModel, settings: Settings,
+                 options: AgentOptions = DEFAULT_OPTIONS) -> None:
+        super().__init__(name, SubAgentStateManager(), SUBAGENT_RULES, limits=settings.limits,
+                         step_timer=options.step_timer, logger=options.logger, phone=phone)
         self.parent = parent
         self.model, self.settings = model, settings
-        self._processor: Processor | None = None
-
-    def processor(self, context: RunContext) -> Processor:
-        if self._processor is None:
-            phase = ScriptPhase(context.model_for(self.model_role, self.model), self.settings.reasoning.scripter,
-                                logger=context.logger,
-                                redact=context.writer.redactor.text)
-            self._processor = Processor((phase, MemoryUpdate()), recorder=StepRecorder(context.writer))
-        return self._processor
+        phase = ScriptPhase(model, settings.reasoning.scripter, logger=options.logger, redact=phone.redact,
+                            role=self.model_role)
+        self.processor = Processor((phase, MemoryUpdate()), recorder=StepRecorder())
 
     async def process(self, context: RunContext) -> None:
         if context.interrupted:
             self.fail_with(context.stop_reason)
             return
-        await self.run_step(context, self.processor(context), self.new_step(context))
+        await self.run_step(context, self.processor, self.new_step(context))
 
     async def hand_back(self, context: RunContext) -> None:
         done = getattr(self.parent, "subtask_done", None)

@@ -26,6 +26,7 @@ from ufo_mobile.core.device.factory import build_sim_phone, make_driver, wrap_dr
 from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.llm.factory import make_model
 from ufo_mobile.core.llm.structured import load_output_spec
+from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.build.parts import Models
 from ufo_mobile.core.build.start import Resumed
@@ -109,13 +110,16 @@ class RunBuilder:
         s = self.settings.device
         return wrap_driver(self.given_device or make_driver(s, logger=logger, phone=phone), s, writer)
 
-    def agent(self, device: DeviceDriver, model: ChatModel, *, replay: ReplayPlan | None,
-              logger: Any) -> BasicAgent:
-        """The root agent for the settings' mode, behind a replay of ``replay`` when given."""
+    def agent(self, device: DeviceDriver, model: ChatModel, *, replay: ReplayPlan | None, logger: Any,
+              redact: Callable[[str], str]) -> BasicAgent:
+        """The root agent for the settings' mode, behind a replay of ``replay`` when given; every agent
+        of the run shares one ``Phone`` on ``device``, which redacts its screens with ``redact`` (the
+        run directory's redactor) from the first."""
+        phone = Phone(device, settings=self.settings, credentials=self.credentials, redact=redact, logger=logger)
         # a scripted model built from the settings is the recorded run's own script: a hand-over skips on
-        return build_root(self.settings, device=device, model=model, replay=replay,
+        return build_root(self.settings, phone=phone, model=model, replay=replay,
                           skip_scripted=self.given_model is None, logger=logger, step_timer=self.step_timer,
-                          credentials=self.credentials, operator=self.operator)
+                          operator=self.operator)
 
 
 def placed(settings: Settings, device: Mapping[str, Any], log_dir: Path) -> Settings:

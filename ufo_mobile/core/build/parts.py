@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -69,5 +69,5 @@ class RunParts(Protocol):
 
     def device(self, phone: Any, *, logger: Any, writer: RunWriter) -> DeviceDriver: ...
 
-    def agent(self, device: DeviceDriver, model: ChatModel, *, replay: ReplayPlan | None,
-              logger: Any) -> BasicAgent: ...
+    def agent(self, device: DeviceDriver, model: ChatModel, *, replay: ReplayPlan | None, logger: Any,
+              redact: Callable[[str], str]) -> BasicAgent: ...

@@ -27,11 +27,11 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.llm.reply import ActionCall
 from ufo_mobile.core.memory.records import ActionOutcome
 from ufo_mobile.core.memory.reducers import append_items, append_unique, reducer_of
 from ufo_mobile.core.memory.state import ActionEntry, SharedState
+from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.confirm import (
     Attendance,
     ConfirmPolicy,
@@ -45,11 +45,8 @@ from ufo_mobile.core.processors.confirm import (
 from ufo_mobile.core.processors.context import Observation, StepContext
 from ufo_mobile.core.status import NEEDS_PERSON, MobileAgentStatus
 from ufo_mobile.core.tools.context import ActionContext, ActionResult, Sleep
-from ufo_mobile.core.tools.credentials import CredentialManager
 from ufo_mobile.core.tools.registry import ToolRegistry
-from ufo_mobile.core.ui.cache import ControlCache
 from ufo_mobile.core.ui.controls import Control, ControlKind
-from ufo_mobile.core.ui.provider import StateProvider
 from ufo_mobile.core.ui.state import UIState
 from ufo_mobile.errors import UfoMobileError
 from ufo_mobile.settings import AgentSettings
@@ -92,27 +89,24 @@ class ActionExecution:
     name: ClassVar[str] = "action_execution"
     always: ClassVar[bool] = False
 
-    def __init__(self, tools: ToolRegistry, device: DeviceDriver, cache: ControlCache, settings: AgentSettings,
-                 *, state_provider: StateProvider | None = None, credentials: CredentialManager | None = None,
+    def __init__(self, tools: ToolRegistry, phone: Phone, settings: AgentSettings, *,
                  policy: ConfirmPolicy | None = None, attendance: Attendance | None = None,
                  sleep: Sleep = asyncio.sleep) -> None:
-        self.tools = tools
-        self.device = device
-        self.cache = cache
+        self.tools = tools  # the agent's view of the phone's tools
+        self.phone = phone
+        self.device = phone.driver
+        self.state_provider = phone.provider
         self.settings = settings
-        self.state_provider = state_provider
-        self.credentials = credentials
         self.policy = policy
         self.attendance = attendance or Attendance()
         self._sleep = sleep  # what ``wait`` sleeps with, and the chain check's pause (tests inject one)
 
     def action_context(self, ctx: StepContext, obs: Observation) -> ActionContext:
         """What the tools get for an action decided on ``obs``."""
-        return ActionContext(
-            driver=self.device, ui=obs.ui_state, shared_state=ctx.shared, state_provider=self.state_provider,
-            credential_manager=self.credentials, observation_id=obs.observation_id, cache=self.cache,
-            apps=obs.apps, swipe_duration_ms=self.settings.swipe_duration_ms,
-            max_wait_seconds=self.settings.max_wait_seconds, sleep=self._sleep)
+        return self.phone.action_context(
+            obs.ui_state, ctx.shared, observation_id=obs.observation_id, apps=obs.apps,
+            swipe_duration_ms=self.settings.swipe_duration_ms, max_wait_seconds=self.settings.max_wait_seconds,
+            sleep=self._sleep)
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
         actions = ctx.actions
@@ -188,9 +182,9 @@ class ActionExecution:
                 note = decision.get("note") or ""
                 return ActionResult(False, "not run: the person refused it" + (f" ({note})" if note else "")
                                     + "; it stays refused for the rest of the run")
-            return await self.tools.execute(action.name, dict(action.args), action_ctx)
+            return await self.phone.act(action.name, dict(action.args), action_ctx, tools=self.tools)
         if verdict == "run":
-            return await self.tools.execute(action.name, dict(action.args), action_ctx)
+            return await self.phone.act(action.name, dict(action.args), action_ctx, tools=self.tools)
         if verdict == "ask":
             ctx.status = MobileAgentStatus.CONFIRM
             ctx.reason = f"{action.render()} waits for a person's approval: {why}"
@@ -211,7 +205,7 @@ class ActionExecution:
         run: the same control only renumbered (same class, name and place) is acted on under its new
         number. On success the tools act on the screen as it is now."""
         wanted = target_control(first, action)
-        if wanted is None or self.state_provider is None:
+        if wanted is None:
             return "", action
         identity = _identity(wanted)
         for attempt in (1, 2):

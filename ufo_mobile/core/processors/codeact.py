@@ -23,13 +23,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.llm.prompt import PromptTemplates, compose
 from ufo_mobile.core.llm.reply import ActionCall
 from ufo_mobile.core.llm.structured import OutputSpec, StructuredOutputError
 from ufo_mobile.core.llm.subagent_reply import parse_code_reply
 from ufo_mobile.core.memory.records import StepRecord
 from ufo_mobile.core.memory.state import ActionEntry
+from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.action_execution import ActionExecution
 from ufo_mobile.core.processors.confirm import (
     Attendance,
@@ -46,11 +46,8 @@ from ufo_mobile.core.sandbox import CodeRun, SandboxLimits, Stop, run_codeact
 from ufo_mobile.core.sandbox.isolation import Confinement
 from ufo_mobile.core.status import NEEDS_PERSON, MobileAgentStatus
 from ufo_mobile.core.tools.context import ActionContext, ActionResult
-from ufo_mobile.core.tools.credentials import CredentialManager
 from ufo_mobile.core.tools.registry import ToolRegistry
-from ufo_mobile.core.ui.cache import ControlCache
 from ufo_mobile.core.ui.format import screen_legend
-from ufo_mobile.core.ui.provider import StateProvider
 from ufo_mobile.errors import UfoMobileError
 from ufo_mobile.safe_text import cut_to
 from ufo_mobile.settings import AgentSettings, CodeActSettings
@@ -133,12 +130,10 @@ class CodeActInteraction(LLMInteraction):
 class CodeExecution(ActionExecution):
     """Phase 3 of CodeAct: the step's code, run in the sandbox, its tool calls on the device."""
 
-    def __init__(self, tools: ToolRegistry, device: DeviceDriver, cache: ControlCache, settings: AgentSettings,
-                 codeact: CodeActSettings, *, state_provider: StateProvider | None = None,
-                 credentials: CredentialManager | None = None, policy: ConfirmPolicy | None = None,
-                 attendance: Attendance | None = None, output: OutputSpec | None = None) -> None:
-        super().__init__(tools, device, cache, settings, state_provider=state_provider, credentials=credentials,
-                         policy=policy, attendance=attendance)
+    def __init__(self, tools: ToolRegistry, phone: Phone, settings: AgentSettings, codeact: CodeActSettings, *,
+                 policy: ConfirmPolicy | None = None, attendance: Attendance | None = None,
+                 output: OutputSpec | None = None) -> None:
+        super().__init__(tools, phone, settings, policy=policy, attendance=attendance)
         self.codeact = codeact
         self.output = output
         self._mismatches = 0  # answers complete() gave that did not match task.output
@@ -230,12 +225,10 @@ class CodeExecution(ActionExecution):
                     ctx.fail(f"the answer does not match task.output, twice: {exc}")
                 return ActionResult(False, f"not done: the answer does not match task.output: {exc}; call "
                                            "complete again with an answer that matches")
-        return await self.tools.execute(call.name, dict(call.args), action_ctx)
+        return await self.phone.act(call.name, dict(call.args), action_ctx, tools=self.tools)
 
     async def _screen(self, action_ctx: ActionContext, obs: Observation, calls: int) -> str:
         """``screen()``: the screen read again; the code's later calls use its numbers."""
-        if self.state_provider is None:
-            return obs.ui_state.formatted_text
         try:
             now = await self.state_provider.get_state(observation_id=f"{obs.observation_id}-s{calls}",
                                                       screen_size=obs.screen_size)

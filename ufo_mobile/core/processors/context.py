@@ -1,24 +1,42 @@
-"""The typed context of one step, filled in phase by phase."""
+"""The typed context of one step, filled in phase by phase, and what a step uses of its run.
+
+The model's picture of the screen is decided and made in one place, the ``Observation``:
+``fit_model_picture`` sizes it (phase 1 calls it), ``model_picture`` makes it on first use (the
+model phase calls it when its model reads pixels)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from ufo_mobile.core.llm.base import Usage
+from ufo_mobile.core.llm.base import ChatModel, Usage
+from ufo_mobile.core.llm.image_tokens import fit_to_tiles
 from ufo_mobile.core.memory.messages import ChatMessage
 from ufo_mobile.core.memory.records import ActionOutcome
 from ufo_mobile.core.memory.state import SharedState
 from ufo_mobile.core.processors.budget import StepBudget
 from ufo_mobile.core.status import MobileAgentStatus
+from ufo_mobile.settings import PerceptionSettings
 
 if TYPE_CHECKING:
     from ufo_mobile.core.device.base import AppInfo, CurrentApp
     from ufo_mobile.core.llm.reply import ActionCall, AgentReply
     from ufo_mobile.core.memory.records import StepRecord
     from ufo_mobile.core.tools.context import ActionResult
+    from ufo_mobile.core.trace.writer import RunWriter
     from ufo_mobile.core.ui.screen_images import ModelImage, ScreenImages
     from ufo_mobile.core.ui.state import UIState
+
+
+class StepRun(Protocol):
+    """What a step uses of the run it belongs to (``RunContext`` in ``core/context.py``): the run
+    directory's writer, and the model each agent role asks. The phases are made with their agent;
+    the run comes with each step."""
+
+    @property
+    def writer(self) -> RunWriter: ...
+
+    def model_for(self, role: str, default: ChatModel) -> ChatModel: ...
 
 
 @dataclass
@@ -48,6 +66,23 @@ class Observation:
     screenshot_blocked: bool = False  # the screenshot was black (a secure screen): not sent to the model
     # the pictures of this screenshot (decoded once, marked once): the model's and the run directory's
     images: ScreenImages | None = field(default=None, repr=False)
+
+    def fit_model_picture(self, settings: PerceptionSettings) -> None:
+        """Size the model's picture: none for a black screen (FLAG_SECURE: the phone hands out black;
+        ``screenshot_blocked`` says so), else the set-of-mark within ``image_longest_side`` and at most
+        ``image_max_tiles`` of the model's 512 px tiles (and, if asked for, the same without the
+        numbers). Decodes the screenshot for the black check, once."""
+        images = self.images
+        assert images is not None, "an observation is sized once it has its pictures"
+        if images.blank():
+            self.screenshot_blocked = True
+            return
+        width, height = self.screen_size
+        budget = settings.image_max_tiles if settings.image_max_tiles > 0 else 10**6
+        size, self.model_image_scale = images.model_size(fit_to_tiles(width, height, budget,
+                                                                      settings.image_longest_side))
+        self.model_image_size, self.model_image_marks, self.model_image_with_clean = (
+            size, settings.annotate, settings.send_clean_screenshot)
 
     def model_picture(self) -> ModelImage | None:
         """The model's picture (made once, then kept by ``images``), or None when there is none."""
@@ -101,6 +136,11 @@ class StepContext:
     extra: dict[str, Any] = field(default_factory=dict)
     max_steps: int = 0  # the step budget (limits.max_steps); 0: none (a step outside a run)
     usage_counted: bool = False  # the step's usage is in the run's (a step that waited for approval goes on)
+    run: StepRun | None = field(default=None, repr=False)  # the run of the step (None: a step outside a run)
+
+    def writer(self) -> RunWriter | None:
+        """The run directory's writer, when the step belongs to a run."""
+        return self.run.writer if self.run is not None else None
 
     def __post_init__(self) -> None:
         if self.action is not None and not self.actions:  # made with one action: it is the turn's

@@ -1,15 +1,16 @@
 """Phase 1: observe the device.
 
 The screenshot and the UI dump are taken together (concurrently), with the current app and, once
-per run, the installed apps. Every dump goes through the ``StateProvider`` (by default an
-``AndroidStateProvider`` on the phase's device): it re-reads an invalid dump up to
+per run, the installed apps. The phase observes through the run's ``Phone`` (``core/phone.py``):
+every dump goes through its ``StateProvider``, which re-reads an invalid dump up to
 ``dump_retries`` times, then the step fails with the parse error. After an action the screen may
 still be moving, so the phase checks that a second dump agrees with the first (same controls and
 bounds) and otherwise observes again, until the screen is stable or ``settle_timeout_seconds`` has
 passed; the wait is recorded.
-Parsed controls are cached for ``control_cache_ttl_seconds``; every action drops the cache.
-Known secrets are redacted from the dump before it is parsed (in their XML-escaped form too), so a
-key typed into a visible field reaches neither the prompt nor the run directory.
+Parsed controls are cached by the phone for ``control_cache_ttl_seconds``; every action drops the
+cache. The phone's provider redacts known secrets from the dump before it is parsed (in their
+XML-escaped form too), so a key typed into a visible field reaches neither the prompt nor the run
+directory.
 The screenshot is decoded once and its set-of-mark drawn once, at full size (``ScreenImages``):
 the model gets that drawing shrunk to ``image_longest_side`` and to at most ``image_max_tiles`` of
 OpenAI's 512 px tiles (3 tiles: a 1080x2400 screen is sent as 512x1139, 595 image tokens), and the
@@ -20,19 +21,17 @@ with the same screenshot and the same cached controls reuses the last pictures a
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar
 
 import structlog
 
 from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver
-from ufo_mobile.core.llm.image_tokens import fit_to_tiles
 from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.phone import Phone, Seen
 from ufo_mobile.core.processors.context import Observation, StepContext
-from ufo_mobile.core.ui.cache import ControlCache
 from ufo_mobile.core.ui.diff import describe_change, snapshot
-from ufo_mobile.core.ui.provider import AndroidStateProvider, DumpFailure, StateProvider
+from ufo_mobile.core.ui.provider import AndroidStateProvider, DumpFailure
 from ufo_mobile.core.ui.screen_images import ScreenImages
 from ufo_mobile.core.ui.screenshot import png_size
 from ufo_mobile.core.ui.state import UIState
@@ -44,20 +43,15 @@ class DataCollection:
     name: ClassVar[str] = "data_collection"
     always: ClassVar[bool] = False
 
-    def __init__(self, device: DeviceDriver, cache: ControlCache, settings: PerceptionSettings,
-                 *, logger: Any = None, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-                 redact: Callable[[str], str] | None = None, provider: StateProvider | None = None) -> None:
-        self.device = device
-        self.cache = cache
+    def __init__(self, phone: Phone, settings: PerceptionSettings, *, logger: Any = None,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        self.phone = phone
+        self.device: DeviceDriver = phone.driver
+        self.provider = phone.provider
         self.settings = settings
-        self._clock = clock  # the settle wait is measured with this clock ...
+        self._clock = phone.clock  # the settle wait is measured with the phone's clock ...
         self._sleep = sleep  # ... and paced with this sleep (both injected by tests)
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.observe")
-        # ``redact``: secrets typed into a visible field never reach the model or the logs; a provider
-        # passed in redacts with its own.
-        self.provider: StateProvider = provider or AndroidStateProvider(
-            device, dump_retries=settings.dump_retries, redact=redact, logger=self._log)
         self._apps: list[AppInfo] | None = None
         self._reads = 0
         self._refusals: list[str] = []  # of the step being observed
@@ -121,28 +115,37 @@ class DataCollection:
             self._log.warning("screen_not_stable", step=ctx.step, waited=waited, dumps=dumps)
         return png, ui, attempts, {"checked": True, "stable": stable, "dumps": dumps, "waited_seconds": waited}
 
+    async def _look(self, ctx: StepContext) -> tuple[bytes, Seen, dict[str, Any]]:
+        """The screenshot and the screen through the phone (its cache, or a settled fresh read), and
+        the stability check's record."""
+        settled: dict[str, Any] = {}
+
+        async def read() -> Seen:
+            png, ui, attempts, stability = await self._settle(ctx)
+            settled.update(png=png, stability=stability)
+            # a screen seen in its screenshot alone is not worth keeping
+            return Seen(ui, attempts=attempts, fallback=self._fallback, keep=self._fallback is None)
+
+        seen = await self.phone.observe(read)
+        if seen.hit:
+            return await self.device.screenshot(), seen, {"checked": False}
+        return settled["png"], seen, settled["stability"]
+
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
         self._refusals, self._fallback = [], None
-        cached = self.cache.get(self.device.serial)
-        if cached is None:
-            (png, ui, attempts, stability), current, apps = await asyncio.gather(
-                self._settle(ctx), self._current_app(), self._apps_once())
-            if self._fallback is None:  # a screen seen in its screenshot alone is not worth keeping
-                self.cache.put(self.device.serial, ui)
-        else:
-            png, current, apps = await asyncio.gather(
-                self.device.screenshot(), self._current_app(), self._apps_once())
-            ui, attempts, stability = cached, 0, {"checked": False}
+        (png, seen, stability), current, apps = await asyncio.gather(
+            self._look(ctx), self._current_app(), self._apps_once())
+        ui, attempts, cache = seen.ui, seen.attempts, self.phone.cache
         source = "device"
         if current is None:  # the phone would not say: the app whose window the dump shows
             current, source = CurrentApp(str(ui.phone_state.get("current_app") or "")), "dump"
         self.device.observe(ui.observation_id)  # actions from now on are decided on this observation
-        ctx.cache = {"hit": int(cached is not None), "hits": self.cache.hits, "misses": self.cache.misses}
+        ctx.cache = {"hit": int(seen.hit), "hits": cache.hits, "misses": cache.misses}
         obs = Observation(ui.observation_id, png, ui, current, apps, png_size(png),
-                          cache_hit=cached is not None, dump_attempts=attempts, stability=stability,
+                          cache_hit=seen.hit, dump_attempts=attempts, stability=stability,
                           dump_refusals=list(self._refusals), fallback=self._fallback, current_app_source=source,
                           images=self._pictures(png, ui))
-        await asyncio.to_thread(self._model_image, obs)
+        await asyncio.to_thread(obs.fit_model_picture, self.settings)  # decodes the screenshot: off the loop
         if obs.screenshot_blocked:
             self._log.warning("screenshot_blocked", step=ctx.step, app=current.package)
         ctx.observation = obs
@@ -180,22 +183,6 @@ class DataCollection:
         images = ScreenImages(png, ui.elements)
         self._last = (ui, images)
         return images
-
-    def _model_image(self, obs: Observation) -> None:
-        """What the model's picture of the screen is: the set-of-mark within the longest side and the
-        tile budget (and, if asked for, the same without the numbers). It is made when a model that
-        reads pixels asks for it (``Observation.model_image``)."""
-        p = self.settings
-        images = obs.images
-        assert images is not None, "run() gives every observation its pictures"
-        if images.blank():  # FLAG_SECURE: the phone hands out black; say so, send nothing
-            obs.screenshot_blocked = True
-            return
-        width, height = obs.screen_size
-        budget = p.image_max_tiles if p.image_max_tiles > 0 else 10**6
-        size, obs.model_image_scale = images.model_size(fit_to_tiles(width, height, budget, p.image_longest_side))
-        obs.model_image_size, obs.model_image_marks, obs.model_image_with_clean = (
-            size, p.annotate, p.send_clean_screenshot)
 
 
 def screen_change(shared: SharedState, ui: UIState, app: str) -> dict[str, Any]:

@@ -79,8 +79,9 @@ class LLMInteraction:
                  clean_screenshot: bool = False, secret_ids: Sequence[str] = (),
                  templates: PromptTemplates | None = None, logger: Any = None,
                  redact: Callable[[str], str] | None = None, output: OutputSpec | None = None,
-                 max_actions: int = 5, attendance: Attendance | None = None) -> None:
+                 max_actions: int = 5, attendance: Attendance | None = None, role: str | None = None) -> None:
         self.model = model
+        self.role = role  # whose model a step of a run asks (``StepContext.run``); None: always ``model``
         self.tools = tools
         self.history_steps = history_steps
         self.vision = vision
@@ -129,16 +130,21 @@ class LLMInteraction:
             self.templates.render("blocked") if obs.screenshot_blocked else "",
         ])
 
-    @property
-    def reads_pixels(self) -> bool:
-        """Whether the pictures are made for the model: vision is on and the model reads images (a
-        scripted model says it does not: it gets the parts, without bytes)."""
-        return self.vision and getattr(self.model, "reads_images", True)
+    def model_of(self, ctx: StepContext) -> ChatModel:
+        """The model ``ctx`` asks: its run's model for this phase's role, else the phase's own."""
+        if self.role is not None and ctx.run is not None:
+            return ctx.run.model_for(self.role, self.model)
+        return self.model
 
-    def images(self, obs: Observation) -> list[ContentPart]:
+    def reads_pixels(self, model: ChatModel) -> bool:
+        """Whether the pictures are made for ``model``: vision is on and the model reads images (a
+        scripted model says it does not: it gets the parts, without bytes)."""
+        return self.vision and getattr(model, "reads_images", True)
+
+    def images(self, obs: Observation, model: ChatModel | None = None) -> list[ContentPart]:
         if not self.vision or obs.model_image_size is None:
             return []
-        picture = obs.model_picture() if self.reads_pixels else None
+        picture = obs.model_picture() if self.reads_pixels(model or self.model) else None
         parts: list[ContentPart] = [ImagePart(png=picture.png if picture else b"", detail=self.image_detail,
                                               label=f"annotated screenshot {obs.observation_id}")]
         if self.clean_screenshot and obs.model_image_with_clean:
@@ -149,14 +155,14 @@ class LLMInteraction:
     async def conversation(self, ctx: StepContext) -> list[ChatMessage]:
         """``build_messages``, with the model's picture encoded off the event loop first when it is sent."""
         obs = ctx.observation
-        if obs is not None and self.reads_pixels and obs.model_image_size is not None:
+        if obs is not None and self.reads_pixels(self.model_of(ctx)) and obs.model_image_size is not None:
             await asyncio.to_thread(obs.model_picture)
         return self.build_messages(ctx)
 
     def build_messages(self, ctx: StepContext) -> list[ChatMessage]:
         obs = ctx.observation
         assert obs is not None, "data collection must run first"
-        content: list[ContentPart] = [TextPart(text=self.user_text(ctx, obs)), *self.images(obs)]
+        content: list[ContentPart] = [TextPart(text=self.user_text(ctx, obs)), *self.images(obs, self.model_of(ctx))]
         return [ChatMessage(role="system", content=self.system_prompt(obs.screen_size)),
                 *render_history(ctx.shared.step_records, self.history_steps, ctx.shared.screen_changes),
                 ChatMessage(role="user", content=content)]
@@ -165,7 +171,7 @@ class LLMInteraction:
         if self._redact is not None:
             messages = [m.redacted(self._redact) for m in messages]
         self._log.info("model_call", step=ctx.step, messages=len(messages))
-        completion = await self.model.complete(messages, schema=self.schema)
+        completion = await self.model_of(ctx).complete(messages, schema=self.schema)
         ctx.raw_replies.append(completion.text)
         ctx.usage = ctx.usage + completion.usage
         ctx.model_calls.append({"model": completion.model, **completion.usage.to_dict(), **completion.details})

@@ -28,7 +28,9 @@ def outcome_of(ctx: StepContext) -> dict[str, Any]:
 
 
 class StepRecorder:
-    def __init__(self, writer: RunWriter, *, annotate: bool = True) -> None:
+    """Records each step into ``writer``, or, without one, into its run's (``StepContext.run``)."""
+
+    def __init__(self, writer: RunWriter | None = None, *, annotate: bool = True) -> None:
         self.writer = writer
         self.annotate = annotate
 
@@ -39,12 +41,15 @@ class StepRecorder:
     def record(self, ctx: StepContext) -> None:
         if ctx.status == MobileAgentStatus.CONFIRM and ctx.failed_phase is None:
             return  # the step waits for a person's approval and goes on: it is written when it ends
+        writer = self.writer if self.writer is not None else ctx.writer()
+        if writer is None:
+            raise ValueError("a step outside a run has no run directory to be recorded in")
         folder = f"steps/{ctx.step:04d}"
         files: dict[str, str] = {}
 
         def put(name: str, content: Any) -> None:
             try:
-                self.writer.write_file(f"{folder}/{name}", content)
+                writer.write_file(f"{folder}/{name}", content)
             except RunWriteError:
                 return  # the writer keeps the failure; the step fails below
             files[name.split(".")[0]] = f"{folder}/{name}"
@@ -52,10 +57,10 @@ class StepRecorder:
         obs = ctx.observation
         if obs is not None:
             put("screenshot.png", obs.screenshot)
-            if self.annotate and self.writer.failure is None:
+            if self.annotate and writer.failure is None:
                 # Encoded full size in the background: the next step does not wait for it.
                 produce, thumbnail = _annotated(obs)
-                self.writer.write_later(f"{folder}/annotated.png", produce, thumbnail=thumbnail)
+                writer.write_later(f"{folder}/annotated.png", produce, thumbnail=thumbnail)
                 files["annotated"] = f"{folder}/annotated.png"
             elif obs.images is not None:  # nothing more is drawn from this screen: its pixels can go
                 obs.images.release()
@@ -73,12 +78,12 @@ class StepRecorder:
         if ctx.model_calls:
             put("model.json", {"usage": ctx.usage.to_dict(), "calls": ctx.model_calls})
         put("timings.json", ctx.timings)
-        failure = self.writer.failure  # also one from a background artifact of an earlier step
+        failure = writer.failure  # also one from a background artifact of an earlier step
         if failure is not None and ctx.status != MobileAgentStatus.FAIL:
             ctx.fail(str(failure))
         line = self.line(ctx, files)
         line["write_error"] = str(failure) if failure is not None else None
-        self.writer.append_step(line)
+        writer.append_step(line)
 
     @staticmethod
     def line(ctx: StepContext, files: dict[str, str]) -> dict[str, Any]:

@@ -83,12 +83,13 @@ class ReplayInteraction:
         return None
 
     def _write(self, ctx: StepContext, recorded_step: int, verdict: Verdict) -> None:
-        if self.writer is None:
+        writer = self.writer if self.writer is not None else ctx.writer()
+        if writer is None:
             return
         data = {"source": self.progress.plan.source, "recorded_run": self.progress.plan.trajectory.run_id,
                 "recorded_step": recorded_step, **verdict.to_json()}
         try:
-            self.writer.write_file(f"steps/{ctx.step:04d}/replay.json", data)
+            writer.write_file(f"steps/{ctx.step:04d}/replay.json", data)
         except RunWriteError:
             pass  # the writer keeps the failure: the recorder fails the step with it
 

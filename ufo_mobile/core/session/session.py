@@ -126,7 +126,7 @@ class Session:
             device = self.parts.device(phone, logger=logger, writer=writer)
             plan, cache = replay_plan(self.settings, request, logger, given=self.replay,
                                       resuming=self.resume is not None)
-            agent = self.parts.agent(device, models.main, replay=plan, logger=logger)
+            agent = self.parts.agent(device, models.main, replay=plan, logger=logger, redact=self.redactor.text)
             agent.run_id = self.run_id
             live = LiveRun(agent, ctx, device)
             yield live

@@ -1,8 +1,8 @@
 """A short-lived cache of observed screens, keyed by device serial.
 
 A dump takes a second or more on a real phone, so a screen observed moments ago is reused while it is
-younger than ``ttl`` seconds. Every action changes the screen, so the action layer calls
-``invalidate(serial)`` after acting; expired entries count as misses.
+younger than ``ttl`` seconds. Every action changes the screen, so it is dropped after acting: the run's
+``Phone`` (``core/phone.py``), which owns the cache, does both. Expired entries count as misses.
 """
 
 from __future__ import annotations

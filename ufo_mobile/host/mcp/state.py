@@ -8,7 +8,8 @@ The rules (the fixes of UFO's gaps are marked *):
 
 - An *observation* is one uiautomator dump parsed by our ``AndroidStateProvider``: the control ids
   are its indexed controls, and the XML ``get_ui_tree`` returns is the same dump, so ids and tree
-  always agree. It is reused while it is younger than the control cache's TTL (5 s, ``ControlCache``).
+  always agree. It is reused while it is younger than the control cache's TTL (5 s): the state
+  observes through a ``Phone`` (``core/phone.py``), the agents' own, which owns that cache.
 - *Every* action drops the cached observation (UFO forgot ``press_key``, ``launch_app`` and ``wait``),
   so the next observation dumps again.*
 - Control ids stay valid until the next observation, and no longer: an action does not clear them,
@@ -33,7 +34,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ufo_mobile.core.device.base import AppInfo, DeviceDriver
-from ufo_mobile.core.ui.cache import ControlCache
+from ufo_mobile.core.phone import Phone, Seen
 from ufo_mobile.core.ui.controls import Control
 from ufo_mobile.core.ui.provider import AndroidStateProvider
 from ufo_mobile.core.ui.state import UIState, describe_ids
@@ -92,7 +93,7 @@ def app_target(index: int, app: AppInfo) -> TargetInfo:
 
 
 class _Timed:
-    """One value, valid for ``ttl`` seconds of ``clock``."""
+    """One value (an app list, the device facts), valid for ``ttl`` seconds of ``clock``."""
 
     def __init__(self, ttl: float, clock: Callable[[], float]) -> None:
         self.ttl = ttl
@@ -128,8 +129,8 @@ class MobileServerState:
             raise ValueError(f"timeout must be positive, got {timeout}")
         self.driver = driver
         self.timeout = timeout
-        self.provider = provider or AndroidStateProvider(driver, logger=logger)
-        self.controls = ControlCache(ttl=CONTROLS_TTL, clock=clock)
+        self.phone = Phone(driver, provider=provider or AndroidStateProvider(driver, logger=logger), clock=clock,
+                           cache_ttl=CONTROLS_TTL)
         self.lock = asyncio.Lock()
         self._observation: Observation | None = None
         self._apps = {False: _Timed(APPS_TTL, clock), True: _Timed(APPS_TTL, clock)}
@@ -180,7 +181,7 @@ class MobileServerState:
         """Close the phone; a phone that does not answer is not waited for beyond the timeout."""
         try:
             async with asyncio.timeout(self.timeout):
-                await self.driver.close()
+                await self.phone.close()
         except (TimeoutError, DeviceError):
             pass
 
@@ -192,7 +193,7 @@ class MobileServerState:
             try:
                 yield
             finally:
-                self.controls.invalidate(self.key)
+                self.phone.invalidate()
 
     # --- observation and control ids -------------------------------------------------------
 
@@ -200,15 +201,17 @@ class MobileServerState:
         """The current screen: the cached observation while it is fresh (and ``force`` is false),
         else a new dump, whose controls replace the ids of the previous observation."""
         async with self.lock:
-            cached = None if force else self.controls.get(self.key)
-            if cached is not None and self._observation is not None and self._observation.ui is cached:
-                return self._observation
-            observation_id = f"mcp-{next(self._ids)}"
-            read = await self.call("ui dump", lambda: self.provider.read(observation_id=observation_id))
-            reason = str(read.ui.phone_state.get("controls_unavailable") or "")
-            self._observation = Observation(read.ui, read.dump, reason)
-            self.controls.put(self.key, read.ui)
+            seen = await self.phone.observe(self._read, force=force)
+            if self._observation is None or self._observation.ui is not seen.ui:  # a new dump: its ids now
+                reason = str(seen.ui.phone_state.get("controls_unavailable") or "")
+                self._observation = Observation(seen.ui, seen.dump, reason)
             return self._observation
+
+    async def _read(self) -> Seen:
+        """One dump, read within the timeout; kept in the cache even when it was seen without one."""
+        observation_id = f"mcp-{next(self._ids)}"
+        read = await self.call("ui dump", lambda: self.phone.provider.read(observation_id=observation_id))
+        return Seen.of(read, keep=True)
 
     @property
     def observation(self) -> Observation | None:
@@ -312,7 +315,7 @@ class MobileServerState:
             raise ValueError(f"Invalid cache_type: {cache_type}. Must be 'controls', 'apps', 'ui_tree', "
                              "'device_info', or 'all'")
         if cache_type in ("controls", "ui_tree", "all"):
-            self.controls.invalidate(self.key)
+            self.phone.invalidate()
         if cache_type in ("apps", "all"):
             for cache in self._apps.values():
                 cache.clear()
