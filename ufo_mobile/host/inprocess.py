@@ -33,6 +33,7 @@ from typing import Any
 from ufo_mobile.core.context import RunContext
 from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.llm.base import ChatModel
+from ufo_mobile.core.memory.execution import ExecutionState
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.session import LiveRun, RunResult, Session, connect_device
 from ufo_mobile.core.states.base import AgentLike
@@ -61,6 +62,12 @@ class HostedRun:
     @property
     def run_dir(self) -> Path:
         return self._live.context.run_dir
+
+    @property
+    def execution(self) -> ExecutionState:
+        """Where the run is (seed 003): the agent and state running, the step, and RUNNING,
+        INTERRUPTED, COMPLETED or ERROR; ``run.json`` records it as ``execution``."""
+        return self._live.context.execution
 
     @property
     def result(self) -> RunResult | None:

@@ -48,7 +48,9 @@ async def test_a_host_drives_the_agent_to_finish_and_shares_the_context(tmp_path
         context = hosted.context
         assert isinstance(hosted.agent.state, AgentState) and hosted.agent.state.name() == "CONTINUE"
         assert context.request == "Do the thing" and context.session_step == 0 and context.cost == 0
+        assert hosted.execution.is_running() and not hosted.execution.is_stopped_requested()
         agent, seen = await drive(hosted.agent, context)
+        assert hosted.execution.status == "COMPLETED" and hosted.execution.current_state == "FINISH"
         assert seen == ["CONTINUE", "CONTINUE", "CONTINUE", "FINISH"]
         assert agent.state.is_round_end() and agent.state.is_subtask_end()
         assert context.session_step == 3 and context.round_step == 3
@@ -61,6 +63,7 @@ async def test_a_host_drives_the_agent_to_finish_and_shares_the_context(tmp_path
     assert result is not None and result.status == "FINISH" and result.ok and result.steps == 3
     run = json.loads((result.run_dir / "run.json").read_text())
     assert run["status"] == "FINISH" and run["steps"] == 3
+    assert run["execution"]["status"] == "COMPLETED" and run["execution"]["step"] == 3
     assert (result.run_dir / "report.html").is_file()
 
 

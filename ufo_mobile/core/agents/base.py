@@ -133,7 +133,10 @@ class BasicAgent:
 
     def bind_run(self, context: RunContext) -> None:
         """Bind what belongs to the run before its steps: the phone's redactor is the run directory's
-        (unless the phone was made with it). Binding the same run again changes nothing."""
+        (unless the phone was made with it), and the agent's moves are the run's execution state's
+        (``follow``), also when a host drives the states itself. Binding the same run again changes
+        nothing."""
+        self.follow(context.execution)
         if self.phone is not None and not self.phone.redacts:
             self.phone.bind_redactor(context.writer.redactor.text)
 
