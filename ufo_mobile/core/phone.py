@@ -99,10 +99,11 @@ class Phone:
         if settings is None:
             return AndroidStateProvider(self.driver, redact=self.redact, logger=logger)
         p = settings.perception
+        # the legend of the screen text is in the system prompt
         return AndroidStateProvider(
             self.driver, stealth=settings.device.stealth, dump_retries=p.dump_retries,
             unavailable_retries=p.dump_refused_retries, retry_delay=p.dump_retry_delay_seconds,
-            redact=self.redact, logger=logger, format_options=FormatOptions(legend=False))  # the legend is in the system prompt
+            redact=self.redact, logger=logger, format_options=FormatOptions(legend=False))
 
     @property
     def serial(self) -> str:
