@@ -32,18 +32,6 @@ MARKDOWN = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.md)\b")
 DOTTED = re.compile(r"(?<![\w./-])(ufo_mobile(?:\.\w+)+)")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 
-#: Paths the docs name that the other branches of the same restructuring add (the live phone, the
-#: one builder, the session package, the run's execution state, the settings package). Each may be
-#: missing only until its branch is merged; from then on it is checked like any other path, and
-#: this set should be emptied.
-ARRIVING = frozenset({
-    "ufo_mobile/core/phone.py",
-    "ufo_mobile/core/build.py",
-    "ufo_mobile/core/session/",
-    "ufo_mobile/core/memory/execution.py",
-    "ufo_mobile/settings/",
-})
-
 
 def doc_files() -> list[Path]:
     return [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
@@ -128,7 +116,7 @@ def test_the_readme_is_a_short_first_page() -> None:
 
 def test_every_path_named_exists() -> None:
     missing = sorted({f"{where}: {path}" for where, text in prose() for path in PATH.findall(text)
-                      if not (ROOT / path).exists() and path not in ARRIVING})
+                      if not (ROOT / path).exists()})
     assert not missing, "named but not there:\n" + "\n".join(missing)
 
 
