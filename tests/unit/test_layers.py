@@ -14,7 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "ufo_mobile"
 LAYERS: dict[str, int] = {
     "__main__": 101, "__init__": 100, "cli": 100,
     "host": 90, "fleet": 85, "eval": 85,
-    "core.build": 78,
+    "core.builder": 78,
     "core.session": 80,
     "report": 75,
     "core.agents": 70,

@@ -181,7 +181,7 @@ def run_mcp(args: argparse.Namespace, out: TextIO) -> int:
     except ImportError:
         raise ConfigError("needs the MCP SDK: pip install 'ufo-mobile[host]'", key="mcp") from None
     from ufo_mobile.cli.serve_cmd import token_from_env
-    from ufo_mobile.core.build import open_device
+    from ufo_mobile.core.builder import open_device
     from ufo_mobile.host.mcp.limits import SessionLimits
     from ufo_mobile.host.mcp.server import NAMESPACES, is_loopback
     from ufo_mobile.host.mcp.state import MobileServerState

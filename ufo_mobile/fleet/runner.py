@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ufo_mobile.core import build
+from ufo_mobile.core import builder
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.session import RunControl, RunResult, Session
 from ufo_mobile.core.trace.runs import read_steps
@@ -41,7 +41,7 @@ def settings_for(task: Task, phone: Phone, log_dir: Path, driver: str | None = N
     """
     config = Path(task.config) if task.config else None
     base = load_settings(Path(task.file), config_path=config, overrides=task.overrides)
-    return build.placed(base, phone.device_overrides(base.device.kind, driver), log_dir)
+    return builder.placed(base, phone.device_overrides(base.device.kind, driver), log_dir)
 
 
 def device_error(result: RunResult, steps: list[dict[str, Any]]) -> str | None:

@@ -1,9 +1,9 @@
 """Session and Round: the one generic loop ``handle -> next_state -> next_agent``.
 
 A ``Round`` (``loop.py``) drives whichever agent is current until its state ends the round. A
-``Session`` (``session.py``) has its parts built (``ufo_mobile.core.build``: the model and the device
+``Session`` (``session.py``) has its parts built (``ufo_mobile.core.builder``: the model and the device
 from ``Settings``; a bad file is a ``ConfigError`` before anything is written), opens the run
-directory (``ufo_mobile/core/build/start.py``), runs one round, and returns a ``RunResult`` (``result.py``).
+directory (``ufo_mobile/core/builder/start.py``), runs one round, and returns a ``RunResult`` (``result.py``).
 
 However the run ends, ``run.json`` ends in a final state with a reason:
 
@@ -22,8 +22,8 @@ replayed, falling back to the agent) and saves the run's trajectory there when i
 ``RunResult.replay`` and ``RunResult.run_cache`` say what happened.
 """
 
-from ufo_mobile.core.build.parts import Models, RunParts
-from ufo_mobile.core.build.start import Resumed
+from ufo_mobile.core.builder.parts import Models, RunParts
+from ufo_mobile.core.builder.start import Resumed
 from ufo_mobile.core.session.loop import Round, connect_device
 from ufo_mobile.core.session.result import RunResult
 from ufo_mobile.core.session.session import LiveRun, Session

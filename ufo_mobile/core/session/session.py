@@ -1,6 +1,6 @@
 """The ``Session``: one run of one task, from its run directory to its ``RunResult``.
 
-A session asks its parts (``RunParts``: ``ufo_mobile.core.build.RunBuilder`` builds them from
+A session asks its parts (``RunParts``: ``ufo_mobile.core.builder.RunBuilder`` builds them from
 ``Settings``) for the models, the run directory, the phone and the root agent, in that order: a bad
 file is a ``ConfigError`` before anything is written. It runs one round (``loop.py``), records how it
 ended (``result.py``) and closes what it opened, however the run ends (``signals.py`` says how a
@@ -21,9 +21,9 @@ from ufo_mobile.core.agents.base import BasicAgent, closing_limit
 from ufo_mobile.core.agents.human import Operator
 from ufo_mobile.core.agents.limits import StepTimer, event_loop_timer
 from ufo_mobile.core.agents.replay import ReplayAgent
-from ufo_mobile.core.build.builder import RunBuilder
-from ufo_mobile.core.build.parts import Models, RunParts
-from ufo_mobile.core.build.start import Resumed, continue_from, start_again, start_new
+from ufo_mobile.core.builder.parts import Models, RunParts
+from ufo_mobile.core.builder.run_builder import RunBuilder
+from ufo_mobile.core.builder.start import Resumed, continue_from, start_again, start_new
 from ufo_mobile.core.context import RunContext
 from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.llm.base import ChatModel

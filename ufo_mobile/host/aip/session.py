@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ufo_mobile.core import build
+from ufo_mobile.core import builder
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.session import RunControl, RunResult, Session
 from ufo_mobile.errors import ConfigError, RunWriteError
@@ -29,7 +29,7 @@ Emit = Callable[[str, dict[str, Any]], None]
 
 def settings_on(settings: Settings, phone: Phone, log_dir: Path, driver: str | None) -> Settings:
     """``settings`` for a run on ``phone`` writing under ``log_dir`` (as ``batch`` places a run)."""
-    return build.placed(settings, phone.device_overrides(settings.device.kind, driver), log_dir)
+    return builder.placed(settings, phone.device_overrides(settings.device.kind, driver), log_dir)
 
 
 def _bounded(text: str | None) -> str | None:

@@ -1,5 +1,5 @@
 """What a session is built from, as the session asks for it: ``RunParts`` (made by
-``ufo_mobile.core.build.RunBuilder``, the one place that builds a run) and the run's ``Models``."""
+``ufo_mobile.core.builder.RunBuilder``, the one place that builds a run) and the run's ``Models``."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ufo_mobile.core.agents.base import BasicAgent
+from ufo_mobile.core.builder.start import Resumed
 from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.llm.base import ChatModel, ManagedModel
-from ufo_mobile.core.build.start import Resumed
 from ufo_mobile.core.tools.credentials import CredentialManager
 from ufo_mobile.core.trace.writer import Redactor, RunWriter
 from ufo_mobile.replay.plan import ReplayPlan

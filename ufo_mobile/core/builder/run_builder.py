@@ -21,15 +21,14 @@ from ufo_mobile.core.agents.base import BasicAgent
 from ufo_mobile.core.agents.factory import build_root
 from ufo_mobile.core.agents.human import Operator
 from ufo_mobile.core.agents.limits import StepTimer, event_loop_timer
+from ufo_mobile.core.builder.parts import Models
+from ufo_mobile.core.builder.start import Resumed
 from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.device.factory import build_sim_phone, make_driver, wrap_driver
 from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.llm.factory import make_model
 from ufo_mobile.core.llm.structured import load_output_spec
 from ufo_mobile.core.phone import Phone
-from ufo_mobile.core.processors.context import StepContext
-from ufo_mobile.core.build.parts import Models
-from ufo_mobile.core.build.start import Resumed
 from ufo_mobile.core.tools.build import check_tool_settings
 from ufo_mobile.core.tools.credentials import CredentialManager
 from ufo_mobile.core.trace import runs

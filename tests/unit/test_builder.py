@@ -1,4 +1,4 @@
-"""What ``ufo_mobile.core.build`` builds from the settings: the models (one per role), the phone,
+"""What ``ufo_mobile.core.builder`` builds from the settings: the models (one per role), the phone,
 the run directory's writer, the root agent with its operator, and a session made of them."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from tests.fakes import FakeDriver
-from ufo_mobile.core import build
+from ufo_mobile.core import builder as build
 from ufo_mobile.core.agents.human import CallbackOperator
 from ufo_mobile.core.agents.mobile import MobileAgent
 from ufo_mobile.core.agents.reasoning import ManagerAgent
