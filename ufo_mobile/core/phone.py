@@ -6,13 +6,14 @@ younger than the cache's TTL), the tools (``core/tools/build.py``), the credenti
 types, and the redactor that takes known secrets out of every dump before it is parsed, so that a
 key typed into a visible field reaches neither the model nor the run directory.
 
-Every agent of a run holds the same ``Phone`` (``core/agents/factory.py`` makes it), and so does
-the MCP server's state (``host/mcp/state.py``). Observing with the cache happens here and only
+Every agent of a run holds the same ``Phone`` (``core/builder/run_builder.py`` makes it for a run;
+``core/agents/factory.py`` when agents are built on their own), and so does the MCP server's state (``host/mcp/state.py``). Observing with the cache happens here and only
 here (``observe``); every action goes through ``act``, which drops the cached screen whatever the
 action did (a failed action may still have changed the screen).
 
-The redactor is the run's (``Redactor.text`` of the run directory's writer): pass it when the phone
-is made, or bind it once with ``bind_redactor`` before the run's first step.
+The redactor is the run's (``Redactor.text`` of the run directory's writer): the run builder passes
+it when the phone is made; a phone made without one is bound once with ``bind_redactor`` before the
+run's first step.
 """
 
 from __future__ import annotations
