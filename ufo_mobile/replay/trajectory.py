@@ -33,9 +33,9 @@ from ufo_mobile.errors import ConfigError
 CONTROL_FIELDS = ("index", "class", "text", "description", "hint", "resource_id", "package", "bounds", "parent",
                   "clickable", "checkable", "scrollable", "editable", "focused", "password")
 
-#: The shared-state fields an agent taking over from a replay gets from the recorded run.
-CARRIED_FIELDS = ("plan", "current_subgoal", "last_thought", "progress_summary", "memory", "manager_memory",
-                  "fast_memory", "custom_variables")
+#: The shared-state fields an agent taking over from a replay gets from the recorded run (``memory``:
+#: the facts in a state.json written before they were kept as ``fast_memory``).
+CARRIED_FIELDS = ("plan", "current_subgoal", "memory", "manager_memory", "fast_memory")
 
 StepKind = Literal["action", "finish", "blocked"]
 

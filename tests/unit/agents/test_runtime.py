@@ -40,7 +40,7 @@ async def test_the_shared_state_has_one_owner_and_one_step_history(tmp_path: Pat
     shared = session.context.shared
     assert [r.step for r in shared.step_records] == [1, 2, 3]  # the one history: typed records
     assert shared.message_history == []  # (the manager's conversation; the flat agent has none)
-    assert shared.action_outcomes == [True, True] and shared.finished and shared.success
+    assert shared.action_outcomes == [True, True] and session.context.execution.status == "COMPLETED"
     assert shared.error_descriptions == []  # a success adds no empty error
     assert seen[-1].step_records[-1].status == "FINISH"
 

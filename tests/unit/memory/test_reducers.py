@@ -27,27 +27,27 @@ def test_append_items_and_replace_value() -> None:
 
 
 def test_apply_update_uses_each_fields_reducer_and_returns_new_state() -> None:
-    state = SharedState(instruction="t", plan=["old"])
+    state = SharedState(current_subgoal="t", plan=["old"])
     entry = ActionEntry(id="s1", step=1, name="click", args={"index": 3})
     new = r.apply_update(state, {
-        "step_number": 1,
+        "steps_used": 1,
         "plan": ["a", "b"],
         "action_history": entry,
         "action_outcomes": True,
         "summary_history": "tapped",
-        "custom_variables": {"k": 1},
+        "screen_changes": {"1": "k"},
     })
-    assert state.plan == ["old"] and state.step_number == 0  # the old state is untouched
+    assert state.plan == ["old"] and state.steps_used == 0  # the old state is untouched
     assert new.plan == ["a", "b"]
-    assert new.step_number == 1
+    assert new.steps_used == 1
     assert new.action_history == [entry]
     assert new.action_outcomes == [True]
     assert new.summary_history == ["tapped"]
-    new2 = r.apply_update(new, {"step_number": 1, "action_outcomes": [False, False],
-                                "custom_variables": {"j": 2}, "action_history": entry})
-    assert new2.step_number == 2
+    new2 = r.apply_update(new, {"steps_used": 1, "action_outcomes": [False, False],
+                                "screen_changes": {"2": "j"}, "action_history": entry})
+    assert new2.steps_used == 2
     assert new2.action_outcomes == [True, False, False]
-    assert new2.custom_variables == {"k": 1, "j": 2}
+    assert new2.screen_changes == {"1": "k", "2": "j"}
     assert len(new2.action_history) == 1  # same id: not added twice
     assert new2.consecutive_failures() == 2
 

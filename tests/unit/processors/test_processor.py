@@ -55,27 +55,27 @@ def recorder(log: list[str]) -> Any:
 
 async def test_phases_run_in_order_with_middleware_and_timings() -> None:
     log: list[str] = []
-    phases = [P("one", log, update={"plan": ["x"]}), P("two", log, update={"step_number": 1})]
+    phases = [P("one", log, update={"plan": ["x"]}), P("two", log, update={"steps_used": 1})]
     proc = Processor(phases, recorder=recorder(log), middleware=[Hooks("a", log), Hooks("b", log)])
     ctx = await proc.process(make_ctx())
     assert log == ["a.before:one", "b.before:one", "run:one", "b.after:one", "a.after:one",
                    "a.before:two", "b.before:two", "run:two", "b.after:two", "a.after:two",
                    "record:CONTINUE"]
     assert set(ctx.timings) == {"one", "two"} and all(t >= 0 for t in ctx.timings.values())
-    assert ctx.shared.plan == ["x"] and ctx.shared.step_number == 1
+    assert ctx.shared.plan == ["x"] and ctx.shared.steps_used == 1
 
 
 async def test_expected_error_fails_the_step_runs_always_phases_and_records() -> None:
     log: list[str] = []
     phases = [P("observe", log, fail=DeviceDisconnectedError("gone", serial="emu-1")), P("llm", log),
-              P("memory", log, always=True, update={"step_number": 1})]
+              P("memory", log, always=True, update={"steps_used": 1})]
     ctx = await Processor(phases, recorder=recorder(log), middleware=[Hooks("m", log)]).process(make_ctx())
     assert log == ["m.before:observe", "run:observe", "m.error:observe:DeviceDisconnectedError",
                    "m.before:memory", "run:memory", "m.after:memory", "record:FAIL"]
     assert ctx.status == "FAIL"
     assert ctx.failed_phase == "observe"
     assert "emu-1" in ctx.reason and "observe failed" in ctx.reason
-    assert "observe" in ctx.timings and ctx.shared.step_number == 1
+    assert "observe" in ctx.timings and ctx.shared.steps_used == 1
 
 
 async def test_programming_errors_propagate_after_recording() -> None:

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ufo_mobile.core.agents.limits import LimitGuard, StepTimer, event_loop_timer
 from ufo_mobile.core.llm.base import Usage
-from ufo_mobile.core.memory.reducers import apply_update
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.states.base import AgentState, AgentStateManager
 from ufo_mobile.core.states.rulebook import AgentMachine, Rulebook
@@ -147,8 +146,6 @@ class BasicAgent:
         context.step += 1
         context.round_step += 1
         self.step, self.run_id = context.step, context.run_id
-        if not context.shared.instruction:
-            context.shared = apply_update(context.shared, {"instruction": context.request})
         return StepContext(run_id=context.run_id, step=context.step, agent_name=self.name,
                            request=context.request, shared=context.shared, state=self.state.name(),
                            max_steps=self.limit_settings.max_steps, run=context)

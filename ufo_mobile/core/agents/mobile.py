@@ -175,10 +175,7 @@ class MobileAgent(BasicAgent):
 
     def after_step(self, context: RunContext, ctx: StepContext) -> None:
         super().after_step(context, ctx)
-        if self.ends_task and self.status in (MobileAgentStatus.FINISH, MobileAgentStatus.FAIL):
-            context.shared = apply_update(context.shared, {"finished": True,
-                                                           "success": self.status == MobileAgentStatus.FINISH})
-        elif self.status == MobileAgentStatus.CONFIRM:
+        if self.status == MobileAgentStatus.CONFIRM:
             self.pending = ctx
 
     async def on_fail(self, context: RunContext) -> None:

@@ -146,8 +146,6 @@ class ManagerAgent(BasicAgent):
         ctx.shared = apply_update(ctx.shared, {"err_to_manager_thresh": self.settings.reasoning.err_to_manager_thresh})
         await self.run_step(context, self.processor, ctx)
         self.subgoal = dict(ctx.extra.get("subgoal") or {})
-        if self.status in (S.FINISH, S.FAIL):
-            context.shared = apply_update(context.shared, {"finished": True, "success": self.status == S.FINISH})
 
     def assignee(self) -> AgentLike:
         kind = self.subgoal.get("kind", "action")

@@ -35,7 +35,7 @@ class Resumed:
         """Raises ConfigError naming ``state.json`` and the field when the state has the wrong shape."""
         source = run_dir / "steps" / f"{point.state_step:04d}" / "state.json"
         try:
-            shared = SharedState.model_validate({**point.state, "finished": False, "success": None})
+            shared = SharedState.model_validate(point.state)  # an older state's finished/success are retired
         except ValidationError as exc:
             where, message = first_problem(exc)
             raise ConfigError(f"{message} (the run cannot be resumed from this state)", path=str(source),

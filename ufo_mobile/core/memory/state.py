@@ -3,8 +3,9 @@
 Fields are only changed through ``apply_update`` with the reducer named in each field's metadata
 (seed 003): histories ``append_items`` (an item whose ``id`` is there already is dropped), plans,
 device fields and flags ``replace_value``, counters add, messages ``add_messages`` (the same). The
-step history lives here once, as typed ``step_records``; ``message_history`` is the manager's own
-conversation.
+step history lives here once, as typed ``step_records``; ``message_history`` holds the chat
+messages a phase returns. Every field but that one is read somewhere in the package
+(``tests/unit/memory/test_state.py`` checks it); a field nothing reads goes to ``RETIRED_FIELDS``.
 """
 
 from __future__ import annotations
@@ -30,8 +31,20 @@ class ActionEntry(BaseModel):
 
 
 #: Fields an earlier version kept and nothing read: a ``state.json`` that has them (a run resumed, a
-#: replay's carried state) still loads, without them.
-RETIRED_FIELDS = frozenset({"platform", "progress_summary", "error_flag_plan", "last_scripter_success"})
+#: replay's carried state) still loads, without them. Each went for one reason:
+#: ``instruction`` (the request is ``RunContext.request``), ``step_number`` (the step is
+#: ``RunContext.step``), ``previous_formatted_device_state`` (the screen diff compares ``last_screen``),
+#: ``current_activity_name`` and ``visited_packages`` (nothing shows them to the model),
+#: ``focused_text`` (the text manipulator reads the observation's own),
+#: ``last_thought`` (each step's thought is in its record and ``steps.jsonl``), ``custom_variables``
+#: (no tool sets any), ``answer`` (the run's answer is the FINISH step's reason, ``BasicAgent.answer``;
+#: the shared copy was also set by a reasoning-mode executor finishing a subgoal), ``finished`` and
+#: ``success`` (how the run ended is the agent's status and ``RunContext.execution``).
+RETIRED_FIELDS = frozenset({
+    "platform", "progress_summary", "error_flag_plan", "last_scripter_success",
+    "instruction", "step_number", "previous_formatted_device_state", "current_activity_name",
+    "visited_packages", "focused_text", "last_thought", "custom_variables", "answer", "finished", "success",
+})
 
 
 class SharedState(BaseModel):
@@ -44,25 +57,18 @@ class SharedState(BaseModel):
             return {k: v for k, v in data.items() if k not in RETIRED_FIELDS}
         return data
 
-    # task
-    instruction: Annotated[str, r.replace_value] = ""
-    step_number: Annotated[int, r.add] = 0
     # device
     formatted_device_state: Annotated[str, r.replace_value] = ""
-    previous_formatted_device_state: Annotated[str, r.replace_value] = ""
-    focused_text: Annotated[str, r.replace_value] = ""
     current_package_name: Annotated[str, r.replace_value] = ""
-    current_activity_name: Annotated[str, r.replace_value] = ""
-    visited_packages: Annotated[list[str], r.append_unique] = Field(default_factory=list)
+    # the screen's size: a replay reads it from the recorded step's state.json (replay/trajectory.py)
     width: Annotated[int, r.replace_value] = 0
     height: Annotated[int, r.replace_value] = 0
     device_date: Annotated[str, r.replace_value] = ""
     # planning (the manager's plan; the flat agent's own plan too)
     plan: Annotated[list[str], r.replace_value] = Field(default_factory=list)
     current_subgoal: Annotated[str, r.replace_value] = ""
-    last_thought: Annotated[str, r.replace_value] = ""
-    answer: Annotated[str, r.replace_value] = ""
-    # action history (parallel lists, one entry per executed action)
+    # action history (parallel lists, one entry per executed action; the outcomes are read by
+    # ``consecutive_failures``)
     action_history: Annotated[list[ActionEntry], r.append_unique] = Field(default_factory=list)
     action_outcomes: Annotated[list[bool], r.append_items] = Field(default_factory=list)
     summary_history: Annotated[list[str], r.append_items] = Field(default_factory=list)
@@ -71,11 +77,11 @@ class SharedState(BaseModel):
     # the steps, as typed records (rendered into the model's history)
     step_records: Annotated[list[StepRecord], r.append_items] = Field(default_factory=list)
     # memory and history; the facts the model keeps (the reply's "remember", the remember tool) are
-    # seed 000's fast memory, also read and updated under their older name, "memory"
+    # seed 000's fast memory, also updated and loaded under their older name, "memory"
     manager_memory: Annotated[list[str], r.replace_value] = Field(default_factory=list)  # bounded, deduplicated
     fast_memory: Annotated[list[str], r.append_items] = Field(default_factory=list)
+    # the chat messages a phase returns (seed 003's phase results, ``processors/base.py``)
     message_history: Annotated[list[ChatMessage], r.add_messages] = Field(default_factory=list)
-    custom_variables: Annotated[dict[str, Any], r.merge_dict] = Field(default_factory=dict)
     # sub-agents
     scripter_history: Annotated[list[dict[str, Any]], r.append_items] = Field(default_factory=list)
     # the step budget (limits.max_steps): actions on the phone and the final answer; the manager's
@@ -92,12 +98,11 @@ class SharedState(BaseModel):
     needs_person: Annotated[str, r.replace_value] = ""
     # the structured final answer (task.output), validated when the model gave it
     output: Annotated[Any, r.replace_value] = None
-    # outcome and escalation
-    finished: Annotated[bool, r.replace_value] = False
-    success: Annotated[bool | None, r.replace_value] = None
+    # escalation
     err_to_manager_thresh: Annotated[int, r.replace_value] = 2
 
-    #: older field names, still accepted by ``apply_update`` and in saved states
+    #: older field names, still accepted by ``apply_update`` (the remember tool's ``state_update``,
+    #: recorded as it is in ``steps.jsonl``, says ``memory``; so may a user's tool) and in saved states
     FIELD_ALIASES: ClassVar[dict[str, str]] = {"memory": "fast_memory"}
 
     @model_validator(mode="before")
@@ -109,11 +114,6 @@ class SharedState(BaseModel):
             older = data.pop("memory")
             data["fast_memory"] = [*older, *data.get("fast_memory", [])] if isinstance(older, list) else older
         return data
-
-    @property
-    def memory(self) -> list[str]:
-        """The facts the model keeps: ``fast_memory`` by its older name."""
-        return self.fast_memory
 
     def consecutive_failures(self) -> int:
         """How many of the most recent actions failed in a row."""

@@ -253,6 +253,5 @@ class ActionExecution:
         if done is not None:
             if done.success:
                 ctx.status, ctx.reason = MobileAgentStatus.FINISH, done.message
-                update["answer"] = done.message
             else:
                 ctx.fail(done.message)

@@ -28,7 +28,8 @@ from ufo_mobile.core.llm.reply import ActionCall
 from ufo_mobile.core.llm.structured import OutputSpec, StructuredOutputError
 from ufo_mobile.core.llm.subagent_reply import parse_code_reply
 from ufo_mobile.core.memory.records import StepRecord
-from ufo_mobile.core.memory.state import ActionEntry
+from ufo_mobile.core.memory.reducers import field_name
+from ufo_mobile.core.memory.state import ActionEntry, SharedState
 from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.action_execution import ActionExecution
 from ufo_mobile.core.processors.confirm import (
@@ -108,12 +109,12 @@ class CodeActInteraction(LLMInteraction):
         t, shared = self.templates, ctx.shared
         turns = [r for r in shared.step_records if r.agent == ctx.agent_name]
         full, older = turns[-FULL_TURNS:], turns[:-FULL_TURNS]
-        changes = shared.screen_changes
+        changes, facts = shared.screen_changes, shared.fast_memory[-20:]
         history = "\n".join(r.short_text(changes.get(str(r.step), ""), n) for n, r in enumerate(older, 1))
         latest = "\n\n".join(_turn_text(r, changes, n) for n, r in enumerate(full, len(older) + 1))
         return compose([
             t.render("budget", budget=ctx.budget().line()),
-            t.render("memory", memory="\n".join(f"- {m}" for m in shared.memory[-20:])) if shared.memory else "",
+            t.render("memory", memory="\n".join(f"- {m}" for m in facts)) if facts else "",
             t.render("older", turns=history) if history else "",
             t.render("latest", turns=latest) if latest else "",
             t.render("user", request=ctx.request, current_app=obs.current_app.package or "?", apps=app_list(obs.apps),
@@ -266,15 +267,14 @@ class CodeExecution(ActionExecution):
         for _, result in results:
             if result.state_update:
                 for key, value in result.state_update.items():
-                    update[key] = [*update.get(key, []), value] if key == "memory" else value
+                    name = field_name(SharedState, key)  # the remember tool says "memory"
+                    update[name] = [*update.get(name, []), value] if name == "fast_memory" else value
         if refused:
             update["refused_actions"] = refused
         if ctx.extra.get("needs_person"):
             update["needs_person"] = ctx.extra["needs_person"]
-        if done is not None and done.success:
-            update["answer"] = done.message
-            if self.output is not None:
-                update["output"] = self.output.extract(done.message)
+        if done is not None and done.success and self.output is not None:
+            update["output"] = self.output.extract(done.message)
         if not ok:
             update["error_descriptions"] = ctx.result.summary[:300]
         if pending:

@@ -151,12 +151,8 @@ class DataCollection:
         ctx.observation = obs
         return {
             **screen_change(ctx.shared, ui, current.package),
-            "previous_formatted_device_state": ctx.shared.formatted_device_state,
             "formatted_device_state": ui.formatted_text,
-            "focused_text": ui.focused_text,
             "current_package_name": current.package,
-            "current_activity_name": current.activity,
-            "visited_packages": [current.package] if current.package else [],
             "width": obs.screen_size[0],
             "height": obs.screen_size[1],
         }

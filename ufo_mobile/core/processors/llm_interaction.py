@@ -120,7 +120,7 @@ class LLMInteraction:
     def user_text(self, ctx: StepContext, obs: Observation) -> str:
         shared = ctx.shared
         apps = app_list(obs.apps)
-        memory = shared.memory[-MEMORY_ITEMS:]
+        memory = shared.fast_memory[-MEMORY_ITEMS:]
         return compose([
             self.templates.render("user", budget=ctx.budget().line(), request=ctx.request,
                                   current_app=obs.current_app.package or "?", apps=apps),
@@ -212,10 +212,10 @@ class LLMInteraction:
     def _accept(self, ctx: StepContext, reply: AgentReply) -> Mapping[str, Any]:
         ctx.reply = reply
         ctx.status = reply.status
-        update: dict[str, Any] = {"last_thought": reply.thought}
+        update: dict[str, Any] = {}
         facts = [" ".join(f.split()) for f in reply.remember if f.strip()]
         if facts:
-            update["memory"] = facts
+            update["fast_memory"] = facts
         if reply.plan:
             update["plan"] = list(reply.plan)
         if reply.status == MobileAgentStatus.CONTINUE:
@@ -225,7 +225,6 @@ class LLMInteraction:
         if reply.status in (MobileAgentStatus.FINISH, MobileAgentStatus.FAIL):
             update["steps_used"] = 1  # the final answer is a step
         if reply.status == MobileAgentStatus.FINISH:
-            update["answer"] = reply.result
             if self.output is not None:
                 update["output"] = self.output.extract(reply.result)
         return update

@@ -47,7 +47,7 @@ class MemoryUpdate:
             return None
         record = record_from(ctx)
         ctx.record = record
-        update: dict[str, Any] = {"step_number": 1, "step_records": record}
+        update: dict[str, Any] = {"step_records": record}
         if ctx.observation is not None and ctx.observation.ui_state.device_date:
             update["device_date"] = ctx.observation.ui_state.device_date  # the phone's date (seed 000)
         return update

@@ -91,7 +91,7 @@ class ManagerInteraction(LLMInteraction):
         replan = ctx.state == ManagerStatus.REPLAN
         attempts = "\n".join(f"- {e}" for e in errors[-shared.err_to_manager_thresh:])
         outcomes = recent_outcomes(ctx)
-        facts = shared.memory[-self.memory_items:]
+        facts = shared.fast_memory[-self.memory_items:]
         return compose([
             ctx.budget().planner_line(shared.planner_turns, self.planner_turns),
             t.render("user", request=ctx.request, current_app=obs.current_app.package or "?", apps=app_list(obs.apps)),
@@ -132,7 +132,7 @@ class ManagerInteraction(LLMInteraction):
 
     def _plan(self, ctx: StepContext, reply: ManagerReply) -> Mapping[str, Any]:
         ctx.extra["manager_reply"] = reply.model_dump(mode="json")
-        update: dict[str, Any] = {"last_thought": reply.thought, "planner_turns": 1,
+        update: dict[str, Any] = {"planner_turns": 1,
                                   "manager_memory": remember(ctx.shared.manager_memory, reply.memory,
                                                              limit=self.memory_items)}
         if reply.question is not None:
@@ -142,7 +142,6 @@ class ManagerInteraction(LLMInteraction):
             update["steps_used"] = 1  # the final answer is a step
             if reply.final.success:
                 ctx.status, ctx.reason = MobileAgentStatus.FINISH, reply.final.answer
-                update["answer"] = reply.final.answer
                 if self.output is not None:
                     update["output"] = self.output.extract(reply.final.answer)
             else:

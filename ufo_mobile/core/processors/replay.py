@@ -78,7 +78,7 @@ class ReplayInteraction:
             progress.position += 1
             progress.replayed += 1
             progress.end("finished", ctx.step, step.reason)
-            return {"answer": step.reason}
+            return None
         ctx.set_actions([verdict.action] if verdict.action is not None else [])
         return None
 
