@@ -35,7 +35,7 @@ CONTROL_FIELDS = ("index", "class", "text", "description", "hint", "resource_id"
 
 #: The shared-state fields an agent taking over from a replay gets from the recorded run (``memory``:
 #: the facts in a state.json written before they were kept as ``fast_memory``).
-CARRIED_FIELDS = ("plan", "current_subgoal", "memory", "manager_memory", "fast_memory")
+CARRIED_FIELDS = ("plan", "current_subgoal", "memory", "manager_memory", "fast_memory", "custom_variables")
 
 StepKind = Literal["action", "finish", "blocked"]
 

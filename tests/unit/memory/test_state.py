@@ -17,7 +17,9 @@ STATE_MODULE = PACKAGE / "core" / "memory" / "state.py"
 
 #: Fields kept though nothing in the package reads them yet, with the reason.
 UNREAD = {"message_history": "where the chat messages a phase returns go (seed 003's phase results, "
-                             "tests/unit/processors/test_phase_results.py); no phase of the package returns any"}
+                             "tests/unit/processors/test_phase_results.py); no phase of the package returns any",
+          "custom_variables": "your own tools' values: a tool's state_update merges into it and its later calls "
+                              "read it (tests/unit/tools/test_custom_tool_state.py)"}
 
 
 def _attribute_read(node: ast.AST, path: Path) -> str | None:
@@ -60,7 +62,7 @@ def test_a_state_json_from_before_loads_without_the_retired_fields() -> None:
     old = {"instruction": "t", "platform": "android", "progress_summary": "", "error_flag_plan": True,
            "last_scripter_success": None, "plan": ["a"], "step_number": 3, "previous_formatted_device_state": "x",
            "current_activity_name": ".Main", "visited_packages": ["p"], "focused_text": "", "last_thought": "t",
-           "custom_variables": {"k": 1}, "answer": "done", "finished": True, "success": True}
+           "answer": "done", "finished": True, "success": True}
     state = SharedState.model_validate(old)
     assert state.plan == ["a"] and not RETIRED_FIELDS & set(state.model_dump())
     assert RETIRED_FIELDS <= set(old) and not RETIRED_FIELDS & set(SharedState.model_fields)

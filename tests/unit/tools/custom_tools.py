@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ufo_mobile.errors import InvalidActionError
 
 if TYPE_CHECKING:  # only for type checkers: the registry must not need it at run time
-    from ufo_mobile.core.tools.context import ActionContext
+    from ufo_mobile.core.tools.context import ActionContext, ActionResult
 
 NOT_CALLABLE = 42
 
@@ -25,3 +25,11 @@ async def shout(ctx: ActionContext, words: str, times: int = 1) -> str:
 
 def count_controls(ctx: ActionContext) -> tuple[bool, str]:
     return True, f"{len(ctx.ui.elements)} controls"
+
+
+def count_visits(ctx: ActionContext) -> ActionResult:
+    """Count this tool's calls in the run, in the shared state's custom_variables."""
+    from ufo_mobile.core.tools.context import ActionResult
+
+    visits = int(ctx.shared_state.custom_variables.get("visits", 0)) + 1
+    return ActionResult(True, f"visit {visits}", state_update={"custom_variables": {"visits": visits}})

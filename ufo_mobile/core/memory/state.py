@@ -36,14 +36,13 @@ class ActionEntry(BaseModel):
 #: ``RunContext.step``), ``previous_formatted_device_state`` (the screen diff compares ``last_screen``),
 #: ``current_activity_name`` and ``visited_packages`` (nothing shows them to the model),
 #: ``focused_text`` (the text manipulator reads the observation's own),
-#: ``last_thought`` (each step's thought is in its record and ``steps.jsonl``), ``custom_variables``
-#: (no tool sets any), ``answer`` (the run's answer is the FINISH step's reason, ``BasicAgent.answer``;
-#: the shared copy was also set by a reasoning-mode executor finishing a subgoal), ``finished`` and
+#: ``last_thought`` (each step's thought is in its record and ``steps.jsonl``), ``answer`` (the
+#: run's answer is the FINISH step's reason, ``BasicAgent.answer``; the shared copy was also set by a reasoning-mode executor finishing a subgoal), ``finished`` and
 #: ``success`` (how the run ended is the agent's status and ``RunContext.execution``).
 RETIRED_FIELDS = frozenset({
     "platform", "progress_summary", "error_flag_plan", "last_scripter_success",
     "instruction", "step_number", "previous_formatted_device_state", "current_activity_name",
-    "visited_packages", "focused_text", "last_thought", "custom_variables", "answer", "finished", "success",
+    "visited_packages", "focused_text", "last_thought", "answer", "finished", "success",
 })
 
 
@@ -82,6 +81,9 @@ class SharedState(BaseModel):
     fast_memory: Annotated[list[str], r.append_items] = Field(default_factory=list)
     # the chat messages a phase returns (seed 003's phase results, ``processors/base.py``)
     message_history: Annotated[list[ChatMessage], r.add_messages] = Field(default_factory=list)
+    # your own tools' values (seed 000): a tool's state_update merges into it, later calls read
+    # ctx.shared_state.custom_variables; carried into a replay's hand-over
+    custom_variables: Annotated[dict[str, Any], r.merge_dict] = Field(default_factory=dict)
     # sub-agents
     scripter_history: Annotated[list[dict[str, Any]], r.append_items] = Field(default_factory=list)
     # the step budget (limits.max_steps): actions on the phone and the final answer; the manager's
