@@ -8,8 +8,9 @@ key typed into a visible field reaches neither the model nor the run directory.
 
 Every agent of a run holds the same ``Phone`` (``core/builder/run_builder.py`` makes it for a run;
 ``core/agents/factory.py`` when agents are built on their own), and so does the MCP server's state
-(``host/mcp/state.py``). Observing with the cache happens here and only here (``observe``); every action goes through ``act``, which drops the cached screen whatever the
-action did (a failed action may still have changed the screen).
+(``host/mcp/state.py``). Observing with the cache happens here and only here (``observe``); every
+action goes through ``act``, which drops the cached screen whatever the action did (a failed action
+may still have changed the screen).
 
 The redactor is the run's (``Redactor.text`` of the run directory's writer): the run builder passes
 it when the phone is made; a phone made without one is bound once with ``bind_redactor`` before the
