@@ -38,7 +38,8 @@ class ActionEntry(BaseModel):
 #: ``focused_text`` (the text manipulator reads the observation's own),
 #: ``last_thought`` (each step's thought is in its record and ``steps.jsonl``), ``answer`` (the
 #: run's answer is the FINISH step's reason, ``BasicAgent.answer``; the shared copy was also set by
-#: a reasoning-mode executor finishing a subgoal), ``finished`` and ``success`` (how the run ended is the agent's status and ``RunContext.execution``).
+#: a reasoning-mode executor finishing a subgoal), ``finished`` and ``success`` (how the run ended
+#: is the agent's status and ``RunContext.execution``).
 RETIRED_FIELDS = frozenset({
     "platform", "progress_summary", "error_flag_plan", "last_scripter_success",
     "instruction", "step_number", "previous_formatted_device_state", "current_activity_name",
