@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.adb_server import free_port
+from tests.adb_server import free_port, server_answers
 from ufo_mobile.sim import SimPhone
 from ufo_mobile.sim.android.profile import get_profile
 from ufo_mobile.sim.servers.adb.daemon import EmulatedAdbd
@@ -69,16 +69,51 @@ def test_devices_explains_unauthorized_and_offline_phones(adb_server: Any) -> No
     assert f"{g.address}: the phone stopped answering" in out
 
 
-def test_devices_says_when_adb_is_missing(adb_server: Any) -> None:
+def test_devices_says_what_failed_when_the_adb_named_does_not_run(adb_server: Any) -> None:
     closed = free_port()
     env = {**adb_server.env, "ADBUTILS_ADB_PATH": "/nonexistent/adb", "ANDROID_ADB_SERVER_PORT": str(closed),
            "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, "-m", "ufo_mobile", "devices", "--adb-port", str(closed)],
                           capture_output=True, text=True, timeout=60, env=env)
     assert proc.returncode == 1
-    assert proc.stderr.startswith(f"error: [-] the adb server at 127.0.0.1:{closed} is not reachable and could "
-                                  "not be started")
-    assert "is adb installed?" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"error: [-] no adb server answers at 127.0.0.1:{closed}, and /nonexistent/adb "
+                                  "(named by $ADBUTILS_ADB_PATH) cannot be run: ")
+    assert "is adb installed?" not in proc.stderr and "Traceback" not in proc.stderr
+    assert not server_answers(closed)
+
+
+def test_devices_starts_the_bundled_adb_on_the_port_given(adb_server: Any, tmp_path: Path) -> None:
+    """No adb on PATH: ``devices --adb-port N`` starts the adbutils wheel's own adb on N, lists, and
+    leaves that server running (stopped here with ``adb -P N kill-server``)."""
+    port = free_port()
+    env = {**adb_server.env, "ANDROID_ADB_SERVER_PORT": str(free_port()), "PATH": str(tmp_path),
+           "PYTHONPATH": str(ROOT)}
+    env.pop("ADBUTILS_ADB_PATH", None)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "ufo_mobile", "devices", "--adb-port", str(port)],
+                              capture_output=True, text=True, timeout=90, env=env, cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.startswith("no devices: ")
+        assert proc.stderr.splitlines() == [
+            f"started the adb server on 127.0.0.1:{port} with {adb_server.adb} (it keeps running; "
+            f"'adb -P {port} kill-server' stops it)"]
+        assert server_answers(port)
+        again = subprocess.run([sys.executable, "-m", "ufo_mobile", "devices", "--adb-port", str(port)],
+                               capture_output=True, text=True, timeout=90, env=env, cwd=ROOT)
+        assert again.returncode == 0 and again.stderr == "", again.stderr  # answering: nothing started
+    finally:
+        subprocess.run([adb_server.adb, "-P", str(port), "kill-server"], env=env, capture_output=True, timeout=30,
+                       check=False)
+    wait_gone(port)
+
+
+def wait_gone(port: int, timeout: float = 30) -> None:
+    """Poll until nothing answers on ``port`` (the bound is a hang guard only)."""
+    deadline = time.monotonic() + timeout
+    while server_answers(port):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the adb server on {port} outlived kill-server")
+        time.sleep(0.1)
 
 
 def test_sim_command_serves_a_phone_until_ctrl_c(adb_server: Any) -> None:

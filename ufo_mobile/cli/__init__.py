@@ -86,8 +86,15 @@ def add_report_parser(sub: Any) -> None:
 
 def add_devices_parser(sub: Any) -> None:
     """The ``devices`` command's arguments."""
-    devices = sub.add_parser("devices", help="list connected phones (serial, model, Android version, screen)")
-    devices.add_argument("--adb-port", type=port_number, metavar="PORT", help="adb server port (default 5037)")
+    devices = sub.add_parser("devices", help="list connected phones (serial, model, Android version, screen)",
+                             description="List every phone the adb server sees: serial, state, model, Android "
+                                         "version and screen size, and what to do about a phone that is "
+                                         "unauthorized or offline. When no adb server answers on the port, "
+                                         "one is started there, on 127.0.0.1 only: the adb on PATH, else the "
+                                         "one that ships with adbutils (no install needed).")
+    devices.add_argument("--adb-port", type=port_number, metavar="PORT",
+                         help="the adb server's port on this machine (default $ANDROID_ADB_SERVER_PORT, else "
+                              "5037); a server is started there when none answers")
 
 
 def add_sim_parser(sub: Any) -> None:
@@ -173,10 +180,15 @@ def _read_input(path: str, what: str, *, binary: bool = False) -> Any:
 def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
     import adbutils
 
-    from ufo_mobile.core.device.discovery import AdbUnavailableError, format_rows, list_devices
+    from ufo_mobile.core.device.discovery import format_rows, list_devices
+    from ufo_mobile.core.device.local_adb import AdbUnavailableError, ensure_server
 
     client = adbutils.AdbClient(port=args.adb_port, socket_timeout=10)
     try:
+        started = ensure_server(client.host, client.port)
+        if started is not None:
+            err(printable(f"started the adb server on {client.host}:{client.port} with {started} (it keeps "
+                          f"running; 'adb -P {client.port} kill-server' stops it)"))
         rows = list_devices(client)
     except AdbUnavailableError as exc:
         err(f"error: {printable(str(exc))}")

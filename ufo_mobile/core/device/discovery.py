@@ -1,4 +1,5 @@
-"""What ``python -m ufo_mobile devices`` shows: every phone the adb server sees, and its state."""
+"""What ``python -m ufo_mobile devices`` shows: every phone the adb server sees, and its state (the
+server itself is started by ``ufo_mobile/core/device/local_adb.py`` when none answers)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ufo_mobile.core.device.blocking import classify
-from ufo_mobile.errors import DeviceError
+from ufo_mobile.core.device.local_adb import AdbUnavailableError
 
 HINTS = {
     "unauthorized": "accept the 'Allow USB debugging' prompt on the phone, then run this again",
@@ -27,10 +28,6 @@ class DeviceRow:
     note: str = ""
 
 
-class AdbUnavailableError(DeviceError):
-    """The adb server cannot be reached or started."""
-
-
 def _describe(device: Any, timeout: float) -> tuple[str, str, str]:
     def prop(name: str) -> str:
         return str(device.shell(f"getprop {shlex.quote(name)}", timeout=timeout)).strip()
@@ -43,14 +40,15 @@ def list_devices(client: Any, *, timeout: float = 10.0) -> list[DeviceRow]:
     """Blocking: one row per device known to the adb server, ready or not.
 
     Raises:
-        AdbUnavailableError: the server is not running and could not be started.
+        AdbUnavailableError: the server did not answer the list (``local_adb.ensure_server`` first
+            makes sure one runs).
     """
     try:
         infos = client.list()
     except Exception as exc:
         where = f"{client.host}:{client.port}"
-        raise AdbUnavailableError(f"the adb server at {where} is not reachable and could not be started "
-                                  f"({type(exc).__name__}: {exc}); is adb installed?", serial="-") from exc
+        raise AdbUnavailableError(f"the adb server at {where} did not list the phones ({type(exc).__name__}: "
+                                  f"{exc})", serial="-") from exc
     rows = []
     for info in infos:
         if info.state != "device":
