@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO, cast
 
+import ufo_mobile
 from ufo_mobile import shipped
 from ufo_mobile.cli.common import (
     EXIT_FAIL,
@@ -47,7 +48,11 @@ __all__ = ["EXIT_FAIL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "MODES", "P
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="python -m ufo_mobile", description="Run LLM agents that operate Android phones.")
+    parser = OneLineParser(prog="python -m ufo_mobile", description="Run LLM agents that operate Android phones.",
+                           epilog="Each command takes --help: python -m ufo_mobile COMMAND --help.")
+    # the version is the package's (ufo_mobile.__version__, which setup.cfg reads too)
+    parser.add_argument("--version", action="version", version=f"ufo_mobile {ufo_mobile.__version__}",
+                        help="print the version (ufo_mobile X.Y.Z) and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=OneLineParser)
     add_run_parser(sub)
     add_report_parser(sub)
@@ -99,11 +104,16 @@ def add_devices_parser(sub: Any) -> None:
 
 def add_sim_parser(sub: Any) -> None:
     """The ``sim`` command's arguments."""
-    sim = sub.add_parser("sim", help="serve the simulated phone over the ADB protocol (adb connect 127.0.0.1:PORT)")
+    sim = sub.add_parser("sim", help="serve the simulated phone over the ADB protocol (adb connect 127.0.0.1:PORT)",
+                         description="Serve the built-in simulated phone as an adb device on 127.0.0.1 until "
+                                     "Ctrl-C: after 'adb connect 127.0.0.1:PORT', adb, adbutils, uiautomator2 "
+                                     "and run --device 127.0.0.1:PORT drive it like a real phone.")
     sim.add_argument("--port", type=port_number, default=15555,
                      help="TCP port on 127.0.0.1 (default 15555; 0 picks a free one)")
-    sim.add_argument("--width", type=positive, default=1080)
-    sim.add_argument("--height", type=positive, default=2400)
+    sim.add_argument("--width", type=positive, default=1080, metavar="PX",
+                     help="the screen's width in pixels (default 1080)")
+    sim.add_argument("--height", type=positive, default=2400, metavar="PX",
+                     help="the screen's height in pixels (default 2400)")
     from ufo_mobile.sim.android.profile import SIM_COMMAND_PROFILE, profile_names  # a light module
 
     sim.add_argument("--profile", choices=profile_names(), default=SIM_COMMAND_PROFILE, metavar="NAME",

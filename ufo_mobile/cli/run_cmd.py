@@ -31,9 +31,10 @@ from ufo_mobile.shipped import task_path
 
 def add_run_parser(sub: Any) -> None:
     """The ``run`` command's arguments (``sub``: the command line's subparsers)."""
-    run = sub.add_parser("run", help="run a YAML task file",
-                         description="Run a task file; exit 0 when it finishes, 1 when it fails.")
-    run.add_argument("task", type=Path, nargs="?",
+    run = sub.add_parser("run", help="run a YAML task file (or go on with an interrupted run: --resume RUN_DIR)",
+                         description="Run a task file, or with --resume RUN_DIR go on with a run that was "
+                                     "interrupted; exit 0 when it finishes, 1 when it fails.")
+    run.add_argument("task", type=Path, nargs="?", metavar="TASK",
                      help="task file (YAML), or the name of a shipped task: demo (the simulated phone, offline), "
                           "openai, azure, local (see: config --print)")
     run.add_argument("--resume", type=Path, metavar="RUN_DIR",
