@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -212,3 +213,61 @@ def test_device_serial_keeps_the_task_files_driver_unless_driver_is_given(
     replayed = on_a_real_phone(settings_of_run({"settings": recorded}, overrides=replay_overrides(replay_args)),
                                replay_args)
     assert (replayed.device.kind, replayed.device.serial) == (kind, "R58M41")
+
+
+FAILING_CLICKS = """replies:
+  - {status: CONTINUE, actions: [{name: open_app, args: {text: Settings}}]}
+  - {status: CONTINUE, actions: [{name: click, args: {index: 99}}]}
+  - {status: CONTINUE, actions: [{name: click, args: {index: 98}}, {name: click, args: {index: 3, text: Wi-Fi}}]}
+  - {status: CONTINUE, actions: [{name: click, args: {index: 3, text: Wi-Fi}}]}
+  - {status: CONTINUE, actions: [{name: click, args: {index: 3, text: Use Wi-Fi}}]}
+  - {status: FINISH, result: Wi-Fi is on.}
+"""
+
+
+def failing_clicks_task(tmp_path: Path) -> Path:
+    """Wi-Fi turned on after two clicks on controls that do not exist (the second of a turn of two:
+    the action after it did not run, and is not counted)."""
+    (tmp_path / "s.yaml").write_text(FAILING_CLICKS, encoding="utf-8")
+    task = tmp_path / "t.yaml"
+    task.write_text("task: Turn on Wi-Fi\nmodel: {kind: scripted, script: s.yaml}\nlimits: {max_steps: 10}\n",
+                    encoding="utf-8")
+    return task
+
+
+def test_a_run_whose_actions_failed_says_so_at_the_end_and_in_its_records(tmp_path: Path) -> None:
+    code, out = run_cli("run", str(failing_clicks_task(tmp_path)), "--log-dir", str(tmp_path / "logs"))
+    assert code == 0, out
+    assert re.search(r"^FINISH after 6 steps in [0-9.]+ s, 2 actions failed: Wi-Fi is on\.$", out, re.M), out
+    run_dir = only_run_dir(tmp_path / "logs")
+    assert json.loads((run_dir / "run.json").read_text())["actions_failed"] == 2
+    assert 'data-failed="2">2 actions failed<' in (run_dir / "report.html").read_text(encoding="utf-8")
+
+
+async def test_the_run_result_counts_failed_actions_not_steps(tmp_path: Path) -> None:
+    settings = load_settings(failing_clicks_task(tmp_path), overrides={"logs": {"dir": str(tmp_path / "logs")}})
+    result = await Session(settings, device=SimDriver()).run()
+    assert (result.status, result.actions_failed) == ("FINISH", 2)
+    assert result.to_json()["actions_failed"] == 2
+
+
+def test_a_clean_run_says_nothing_of_failed_actions(tmp_path: Path) -> None:
+    code, out = run_cli("run", str(DEMO), "--log-dir", str(tmp_path))
+    assert code == 0, out
+    assert re.search(r"^FINISH after 4 steps in [0-9.]+ s: Wi-Fi is on\.$", out, re.M), out
+    assert "failed" not in out
+    run_dir = only_run_dir(tmp_path)
+    assert json.loads((run_dir / "run.json").read_text())["actions_failed"] == 0
+    assert 'id="actions-failed"' not in (run_dir / "report.html").read_text(encoding="utf-8")
+
+
+def test_quiet_prints_only_the_summary(tmp_path: Path) -> None:
+    code, out = run_cli("run", str(failing_clicks_task(tmp_path)), "--log-dir", str(tmp_path / "logs"), "--quiet")
+    assert code == 0, out
+    run_dir = only_run_dir(tmp_path / "logs")
+    lines = out.splitlines()
+    assert len(lines) == 4, out
+    assert re.fullmatch(r"FINISH after 6 steps in [0-9.]+ s, 2 actions failed: Wi-Fi is on\.", lines[0])
+    assert lines[1:] == [f"run directory: {run_dir}",
+                         "tokens: 0 prompt + 0 completion in 6 model calls, cost $0.0000",
+                         f"report: {run_dir / 'report.html'}"]

@@ -126,6 +126,9 @@ class Console:
             head += f" ({turns} turn{'s' if turns != 1 else ''})"
         if result.get("duration_seconds") is not None:
             head += f" in {float(result['duration_seconds']):.1f} s"
+        failed = int(result.get("actions_failed") or 0)  # a run that ended well despite them says so too
+        if failed:
+            head += f", {failed} action{'s' if failed != 1 else ''} failed"
         detail = self.safe(str(result.get("answer") or result.get("reason") or ""), DETAIL_LIMIT)
         return "\n".join([
             f"{head}: {detail}" if detail else head,

@@ -122,9 +122,10 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
 
     campaign = Campaign(runs, settings=settings, log_dir=directory / "runs", builtin=builtin,
                         parallel=args.parallel, on_record=on_record)
-    console.print(f"eval: {len(tasks)} tasks x {args.repeat} = {len(runs)} runs, model "
-                  f"{printable(campaign.model_label)}, mode {settings.mode} -> {printable(str(directory))}",
-                  markup=False, highlight=False)
+    if not args.quiet:  # --quiet: only the table and the scores
+        console.print(f"eval: {len(tasks)} tasks x {args.repeat} = {len(runs)} runs, model "
+                      f"{printable(campaign.model_label)}, mode {settings.mode} -> {printable(str(directory))}",
+                      markup=False, highlight=False)
     started = time.monotonic()
     try:
         records = asyncio.run(_run(campaign))

@@ -119,12 +119,13 @@ def run_settings(args: argparse.Namespace) -> Settings:
 
 
 def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool) -> int:
-    """Run ``session``, printing its header (``title``), a line per step unless ``quiet``, the summary
-    and where the report is; the exit code of ``run``."""
+    """Run ``session``, printing its header (``title``) and a line per step unless ``quiet``, then the
+    summary and where the report is; the exit code of ``run``."""
     console = Console(out, session.redactor)
 
     def started(s: Session) -> None:
-        console.print(console.header(s.run_id, title))
+        if not quiet:
+            console.print(console.header(s.run_id, title))
         if s.resume_note:  # a resume that goes on with an older state than its last step's
             console.print(f"note: {console.safe(s.resume_note)}")
 

@@ -141,6 +141,15 @@ class RunView:
         return str(mode or "direct")
 
     @property
+    def actions_failed(self) -> int:
+        """Actions that ran (or were refused) and did not succeed: ``run.json``'s count, else (a run
+        from before it was kept, or one still going) counted from the steps' lines."""
+        kept = self.data.get("actions_failed")
+        if isinstance(kept, int) and not isinstance(kept, bool):
+            return kept
+        return sum(failed_in(s.line) for s in self.steps)
+
+    @property
     def final_png(self) -> Path | None:
         path = self.run_dir / "final.png"
         return path if path.is_file() else None
@@ -165,6 +174,19 @@ def load_run(run_dir: Path) -> RunView:
     return RunView(run_dir=run_dir, data=data, steps=_steps(run_dir, steps),
                    transitions=[_transition(e) for e in log if e.get("event") == "transition"],
                    events=[e for e in log if e.get("event") != "transition"], problems=problems)
+
+
+def failed_in(line: Mapping[str, Any]) -> int:
+    """How many actions of one ``steps.jsonl`` line failed: of a turn that held several, each one
+    that ran (or was refused) without success; of one with a single action, its result. A step
+    waiting for approval (CONFIRM) is counted by its line when it goes on."""
+    if line.get("status") == "CONFIRM":
+        return 0
+    outcomes = line.get("outcomes")
+    if isinstance(outcomes, list) and outcomes:
+        return sum(1 for o in outcomes if isinstance(o, dict) and o.get("ran", True) and not o.get("success"))
+    result = line.get("result")
+    return 1 if line.get("action") and isinstance(result, dict) and result.get("success") is False else 0
 
 
 def _read_lines(path: Path) -> tuple[list[dict[str, Any]], int]:

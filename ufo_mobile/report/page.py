@@ -65,9 +65,18 @@ def _title(run: RunView) -> str:
                f'data-outcome="{m.text(run.status, 40)}">{m.text(run.status, 40)}</span> '
                + (f'<span class="warn">{m.text(how)}</span> ' if how else "")
                + f'<span id="step-count" data-steps="{recorded}">{recorded} step{"s" if recorded != 1 else ""}'
-               + (f" (+{unrecorded} not recorded)" if unrecorded else "") + "</span></p>")
+               + (f" (+{unrecorded} not recorded)" if unrecorded else "") + "</span>"
+               + _failed_badge(run.actions_failed) + "</p>")
     task = m.text(data.get("task", "(task unknown: run.json unreadable)"))
     return f'<header><h1 id="task">{task}</h1>{outcome}</header>'
+
+
+def _failed_badge(failed: int) -> str:
+    """Beside the outcome: how many actions failed, so a FINISH with failed actions does not read as clean."""
+    if failed <= 0:
+        return ""
+    return (f' <span id="actions-failed" class="badge warn" data-failed="{failed}">'
+            f'{failed} action{"s" if failed != 1 else ""} failed</span>')
 
 
 def _resumptions(run: RunView) -> list[dict[str, Any]]:

@@ -35,6 +35,7 @@ pre.code { max-height: none; }
 .badge.big { font-size: 16px; padding: 2px 12px; }
 .badge.ok { background: var(--ok); } .badge.fail { background: var(--fail); }
 .badge.running { background: var(--run); } .badge.go { background: var(--go); }
+.badge.warn { background: var(--run); }
 .outcome { font-size: 16px; margin: 6px 0 12px; }
 table { border-collapse: collapse; }
 table.facts th { text-align: left; vertical-align: top; padding: 3px 14px 3px 0; color: var(--muted);

@@ -49,6 +49,7 @@ def test_oracle_passes_give_up_fails_and_the_two_compare(tmp_path: Path, fast_co
     code, out = run_cli("eval", str(SUITE), "--tasks", PICK, "--model", "oracle", "--repeat", "2", "--parallel", "2",
                         "--config", str(fast_config), "--log-dir", str(tmp_path / "a"), "--quiet")
     assert code == 0, out
+    assert "eval: " not in out and "[1/" not in out  # --quiet: no header, no line per run
     oracle_dir = the_eval_dir(tmp_path / "a")
     records = read_results(oracle_dir)
     assert sorted((r["task_id"], r["seed"], r["repeat"]) for r in records) == sorted(
@@ -68,6 +69,7 @@ def test_oracle_passes_give_up_fails_and_the_two_compare(tmp_path: Path, fast_co
     code, out = run_cli("eval", str(SUITE), "--tasks", PICK, "--model", "give-up", "--config", str(fast_config),
                         "--log-dir", str(tmp_path / "b"))
     assert code == 0, out
+    assert out.startswith("eval: ")
     give_up_dir = the_eval_dir(tmp_path / "b")
     verdicts = {r["task_id"]: (r["kind"], r["passed"]) for r in read_results(give_up_dir)}
     assert verdicts == {i: (kind, kind == "impossible") for i, (kind, _) in verdicts.items()}

@@ -47,14 +47,14 @@ def test_a_mismatch_exits_1_with_the_report_one_line_per_item(demo: RunResult, t
     change_recorded_phone(demo.run_dir, settings_app(tmp_path, "redesigned"))
     code, out = run_cli("replay", str(demo.run_dir), "--log-dir", str(tmp_path / "r"), "--quiet")
     assert code == 1
-    lines = out.splitlines()
-    assert lines[1].startswith("FAIL after 1 step (2 turns) in ")
-    assert "replay stopped at step 2 (recorded step 2): the control the action names is not on" in lines[1]
-    assert lines[2] == f"replay of run {demo.run_id}: 1 of 4 recorded steps replayed, stopped at step 2"
-    assert lines[3:7] == ["  step: recorded step 2 (MobileAgent): click(index=3, text='Wi-Fi')",
+    lines = out.splitlines()  # --quiet: the summary only, no header
+    assert lines[0].startswith("FAIL after 1 step (2 turns) in ")
+    assert "replay stopped at step 2 (recorded step 2): the control the action names is not on" in lines[0]
+    assert lines[1] == f"replay of run {demo.run_id}: 1 of 4 recorded steps replayed, stopped at step 2"
+    assert lines[2:6] == ["  step: recorded step 2 (MobileAgent): click(index=3, text='Wi-Fi')",
                           "  app: com.android.settings (as recorded)", "  score: 0.94 >= threshold 0.80",
-                          lines[6]]
-    assert lines[6].startswith("  problem: the control the action names is not on this screen")
+                          lines[5]]
+    assert lines[5].startswith("  problem: the control the action names is not on this screen")
 
 
 def test_with_fallback_agent_the_runs_model_does_the_rest(demo: RunResult, tmp_path: Path) -> None:

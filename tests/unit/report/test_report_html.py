@@ -222,3 +222,28 @@ def test_a_turn_of_several_actions_shows_each_outcome_and_the_approval(tmp_path:
     page = render_report(run_dir)
     assert "type(index=4, text=&#x27;milk&#x27;)" in page and "control 9 went away" in page
     assert ">not run</span>" in page and "refused by a person: not now" in page
+
+
+def _failed_badge(page: str) -> str | None:
+    found = re.search(r'<span id="actions-failed" class="badge warn" data-failed="(\d+)">([^<]*)</span>', page)
+    return f"{found.group(1)}: {found.group(2)}" if found else None
+
+
+def test_the_header_says_how_many_actions_failed_as_run_json_counted(tmp_path: Path) -> None:
+    assert _failed_badge(render_report(make_run(tmp_path, name="two", actions_failed=2))) == "2: 2 actions failed"
+    assert _failed_badge(render_report(make_run(tmp_path, name="one", actions_failed=1))) == "1: 1 action failed"
+    assert _failed_badge(render_report(make_run(tmp_path, name="none", actions_failed=0))) is None
+
+
+def test_an_older_run_without_the_count_has_it_counted_from_its_steps(tmp_path: Path) -> None:
+    run_dir = make_run(tmp_path, steps=4)  # run.json from before actions_failed was kept
+    outcomes = [{"action": "click(index=8)", "success": False, "summary": "no control 8", "ran": True},
+                {"action": "click(index=3)", "success": False, "summary": "an earlier action failed", "ran": False}]
+    lines = [step_line(1, result={"success": False, "summary": "no control 9"}),
+             step_line(2, outcomes=outcomes, result={"success": False, "summary": "..."}),
+             step_line(3, status="CONFIRM", result=None),  # waiting for approval: counted when it goes on
+             step_line(4, status="FINISH", action=None, result=None)]
+    for line in lines:
+        write_step(run_dir, line)
+    (run_dir / "steps.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert _failed_badge(render_report(run_dir)) == "2: 2 actions failed"

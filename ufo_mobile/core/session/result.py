@@ -46,6 +46,8 @@ class RunResult:
     steps_used: int = 0  # of the step budget: actions on the phone and the final answer
     usage_by_role: dict[str, dict[str, Any]] = field(default_factory=dict)  # role -> model, tokens, cost, calls
     execution: dict[str, Any] = field(default_factory=dict)  # where the run ended: RunContext.execution
+    # actions that ran, or were refused, and did not succeed (SharedState.action_outcomes; CodeAct: a turn's code)
+    actions_failed: int = 0
 
     @property
     def ok(self) -> bool:
@@ -93,6 +95,7 @@ def result_of(agent: AgentLike, ctx: RunContext, started: float, *, settings: Se
         usage_by_role={role: {"model": settings.model_for(role).name, **usage.to_dict()}
                        for role, usage in sorted(ctx.usage_by_role.items())},
         execution=ctx.execution.to_json(),
+        actions_failed=ctx.shared.action_outcomes.count(False),
     )
 
 
