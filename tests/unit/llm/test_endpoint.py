@@ -121,3 +121,30 @@ async def test_factory_builds_each_kind(tmp_path: Path) -> None:
     await model.aclose()
     with pytest.raises(ConfigError, match="OPENAI_API_KEY is not set"):
         make_model(ModelSettings(kind="openai"), env={})
+
+
+def test_azure_names_everything_missing_in_one_line(tmp_path: Path) -> None:
+    """Nothing set: one line names the key, the endpoint and the version; set one, the line names the rest;
+    one left: the error is that one's own (its key path first)."""
+    task = tmp_path / "t.yaml"
+    task.write_text("task: x\nmodel: {kind: azure, name: prod-4o}\n")
+    env: dict[str, str] = {}
+    with pytest.raises(ConfigError) as info:
+        make_model(load_settings(task, env=env).model, env=env)
+    message = str(info.value)
+    assert message.startswith("model: the azure model lacks 3 settings: ") and "\n" not in message
+    for name in ("AZURE_OPENAI_API_KEY", "AZURE_OPENAI_ENDPOINT", "OPENAI_API_VERSION", "model.api_key",
+                 "model.azure_endpoint", "model.api_version"):
+        assert name in message
+    env = {"AZURE_OPENAI_API_KEY": KEY}
+    message = config_error(env, kind="azure")
+    assert message.startswith("model: the azure model lacks 2 settings: ")
+    assert "AZURE_OPENAI_ENDPOINT" in message and "OPENAI_API_VERSION" in message
+    assert "AZURE_OPENAI_API_KEY" not in message
+    message = config_error({"AZURE_OPENAI_ENDPOINT": "https://e"}, kind="azure", api_key_env="TEAM_KEY")
+    assert message.startswith("model: the azure model lacks 2 settings: model.api_key_env: the environment "
+                              "variable TEAM_KEY")
+    assert "OPENAI_API_VERSION" in message and "AZURE_OPENAI_ENDPOINT" not in message
+    assert config_error({"OPENAI_API_VERSION": "v", "AZURE_OPENAI_ENDPOINT": "https://e"}, kind="azure") == (
+        "model.api_key: no API key for the azure model: AZURE_OPENAI_API_KEY is not set (export it, or name "
+        "another variable in model.api_key_env)")

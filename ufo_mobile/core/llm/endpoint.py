@@ -14,7 +14,8 @@ openai_compatible   ``model.base_url``; a key only if ``model.api_key(_env)`` na
                     ``OPENAI_API_KEY`` is never sent to another server unasked)
 ==================  =========================================================================
 
-Anything missing is a ``ConfigError`` naming the variable, raised before a run starts.
+Anything missing is a ``ConfigError`` naming the variable, raised before a run starts; when azure
+lacks several, the one error names them all.
 """
 
 from __future__ import annotations
@@ -71,13 +72,9 @@ def resolve_endpoint(settings: ModelSettings, env: Mapping[str, str]) -> Endpoin
     """
     if settings.kind == "scripted":
         raise ConfigError("the scripted model has no endpoint", key="model.kind")
-    key, source = _key(settings, env)
     if settings.kind == "azure":
-        endpoint = _setting_or_env(settings.azure_endpoint, "model.azure_endpoint", "AZURE_OPENAI_ENDPOINT", env,
-                                   example="https://<resource>.openai.azure.com")
-        version = _setting_or_env(settings.api_version, "model.api_version", "OPENAI_API_VERSION", env,
-                                  example="2024-10-21")
-        return Endpoint("azure", settings.azure_deployment or settings.name, endpoint, key, source, version)
+        return _azure(settings, env)
+    key, source = _key(settings, env)
     if settings.kind == "openai":
         url = settings.base_url or env.get("OPENAI_BASE_URL") or OPENAI_URL
     else:
@@ -106,12 +103,36 @@ def _key(settings: ModelSettings, env: Mapping[str, str]) -> tuple[str | None, s
     return found, variable
 
 
-def _setting_or_env(value: str | None, key: str, variable: str, env: Mapping[str, str], *, example: str) -> str:
+def _azure(settings: ModelSettings, env: Mapping[str, str]) -> Endpoint:
+    """Azure's endpoint; whatever is missing (key, resource endpoint, API version) is named in one error.
+    (The deployment is never missing: ``model.name`` has a default.)"""
+    missing: list[ConfigError] = []
+    key, source = None, ""
+    try:
+        key, source = _key(settings, env)
+    except ConfigError as error:
+        missing.append(error)
+    endpoint = _setting_or_env(settings.azure_endpoint, "model.azure_endpoint", "AZURE_OPENAI_ENDPOINT", env,
+                               example="https://<resource>.openai.azure.com", missing=missing)
+    version = _setting_or_env(settings.api_version, "model.api_version", "OPENAI_API_VERSION", env,
+                              example="2024-10-21", missing=missing)
+    if len(missing) == 1:
+        raise missing[0]
+    if missing:
+        raise ConfigError(f"the azure model lacks {len(missing)} settings: "
+                          + "; ".join(f"{error.key}: {error.message}" for error in missing), key="model")
+    return Endpoint("azure", settings.azure_deployment or settings.name, endpoint, key, source, version)
+
+
+def _setting_or_env(value: str | None, key: str, variable: str, env: Mapping[str, str], *, example: str,
+                    missing: list[ConfigError]) -> str:
+    """The setting, else the variable; neither: an error added to ``missing`` and ""."""
     if value:
         return value
     if env.get(variable):
         return env[variable]
-    raise ConfigError(f"the azure model needs {key} or ${variable} (e.g. {example})", key=key)
+    missing.append(ConfigError(f"the azure model needs {key} or ${variable} (e.g. {example})", key=key))
+    return ""
 
 
 def open_client(endpoint: Endpoint, *, timeout: float) -> AsyncOpenAI:
