@@ -297,8 +297,8 @@ def print_results(console: RichConsole, records: list[dict[str, Any]], summary: 
     show(console, results_grid(records, summary), "results")
     failed = [r for r in records if not r["passed"] and not is_interrupted(r)]
     for r in failed:
-        console.print(Text(f"  not passed: {printable(r['task_id'])} s{r['seed']}: "
-                           f"{printable(str(r['why']), REASON_LIMIT)}"), soft_wrap=True)
+        console.print(Text(f"  not passed: {printable(r['task_id'])} s{r['seed']}: {printable(str(r['why']))}"),
+                      soft_wrap=True)  # whole: a check's explanation bounds the values it quotes
     console.print(score_lines(summary))
 
 
