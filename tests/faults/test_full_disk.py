@@ -91,7 +91,7 @@ def test_an_eval_on_a_disk_that_fills_up_keeps_what_ended_and_says_what_could_no
     assert runs[1].startswith("[2/3] shop-checkout s0: interrupted (cannot write ")
     assert not any(line.startswith("[3/3]") for line in lines)  # nothing starts on a full disk
     assert "success rate: 1/1 runs that ended (100.0%); pass@1 1.000; 1 interrupted, not counted" in lines
-    assert any(line.startswith("│ total ") for line in lines)  # the table of what ended
+    assert any(line.startswith("total ") for line in lines)  # the table of what ended (plain: not a terminal)
     assert any(line.startswith(f"stopped (cannot write the evaluation's directory: {NO_SPACE}): 1 of 3 runs "
                                "ended, 1 interrupted") for line in lines)
 

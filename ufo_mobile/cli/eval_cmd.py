@@ -23,11 +23,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rich.console import Console as RichConsole
-from rich.table import Table
 from rich.text import Text
 
 from ufo_mobile.cli.common import EXIT_FAIL, EXIT_OK, MODES, PROVIDERS, err, fraction, model_overrides, positive
-from ufo_mobile.cli.console import fit, is_terminal
+from ufo_mobile.cli.console import is_terminal
 from ufo_mobile.core.session import install_stop_signals
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.eval import SuiteTask, load_suite, load_task, oracle_model
@@ -43,12 +42,15 @@ from ufo_mobile.eval.results import (
     summarize,
     write_summary,
 )
+from ufo_mobile.eval.table import Grid, show
 from ufo_mobile.safe_text import printable
 from ufo_mobile.settings import Settings, load_base_settings
 from ufo_mobile.shipped import suite_path
 
 #: The evaluation stopped because a write failed (a full or read-only disk); not the agent's score.
 EXIT_CANNOT_WRITE = 3
+#: How much of a run's reason or a check's explanation (the model's words) is printed; the rest is counted.
+REASON_LIMIT = 300
 
 
 def add_eval_parser(sub: Any) -> None:
@@ -249,52 +251,55 @@ def eval_dir(log_dir: Path, suite: Path) -> Path:
 
 
 def _console(out: TextIO) -> RichConsole:
-    """A rich console on ``out``: colours only on a terminal; 120 columns when not one."""
+    """A rich console on ``out``: colours and tables only on a terminal; elsewhere plain lines that are
+    never wrapped (``soft_wrap``), whatever the width (``COLUMNS``) says."""
     tty = is_terminal(out)
-    return RichConsole(file=out, width=None if tty else 120, highlight=False, soft_wrap=False)
+    return RichConsole(file=out, highlight=False, markup=False, emoji=False, soft_wrap=not tty)
 
 
 def progress_line(record: dict[str, Any], done: int, total: int) -> str:
+    """A run's line as it ends; whole (never cut to a width), only the model's reason bounded."""
+    reason = printable(str(record["reason"]), REASON_LIMIT)
     if is_interrupted(record):  # it did not end: not judged, and not the agent's failure
-        ended = f"interrupted ({record['reason']})"
+        ended = f"interrupted ({reason})"
     else:
-        outcome = record["status"] if record["status"] == "FINISH" else f"{record['status']} ({record['reason']})"
+        outcome = record["status"] if record["status"] == "FINISH" else f"{record['status']} ({reason})"
         ended = f"{'PASS' if record['passed'] else 'fail'}  {outcome}"
-    return fit(printable(f"[{done}/{total}] {record['task_id']} s{record['seed']}: {ended}  "
-                         f"{record['steps']}/{record['budget']} steps  {record['duration_seconds']:.1f}s"), 160)
+    return printable(f"[{done}/{total}] {record['task_id']} s{record['seed']}: {ended}  "
+                     f"{record['steps']}/{record['budget']} steps  {record['duration_seconds']:.1f}s")
 
 
 def _cost(value: float | None) -> str:
     return "unknown" if value is None else f"${value:.4f}"
 
 
-def _cell(text: str, width: int = 60) -> Text:
-    return Text(fit(printable(text), width))
+def results_grid(records: list[dict[str, Any]], summary: Summary) -> Grid:
+    """The results table: a row per run (its run id shown in the plain form only), and the totals."""
+    t = summary.totals
+    grid = Grid(["task", "seed", "kind", "outcome", "check", "steps", "time", "tokens", "cost", "run"],
+                footer=["total", "", "", "", f"{t.passed}/{t.ended}", str(t.steps), f"{t.seconds:.1f}s",
+                        f"{t.prompt_tokens + t.completion_tokens:,}", _cost(t.cost_usd), ""],
+                right=frozenset({1, 5, 6, 7, 8}), plain_only=1)
+    for r in records:
+        stopped = is_interrupted(r)
+        reason = printable(str(r["reason"]), REASON_LIMIT)
+        outcome = (f"interrupted: {reason}" if stopped else r["status"] if r["status"] == "FINISH"
+                   else f"FAIL: {reason}")
+        check = "-" if stopped else "pass" if r["passed"] else "FAIL"  # a run that did not end is not judged
+        grid.rows.append([printable(r["task_id"]), str(r["seed"]), printable(r["kind"]), outcome, check,
+                          f"{r['steps']}/{r['budget']}", f"{float(r['duration_seconds']):.1f}s",
+                          f"{int(r['prompt_tokens'] or 0) + int(r['completion_tokens'] or 0):,}",
+                          _cost(r["cost_usd"]), printable(str(r.get("run_id") or "-"))])
+    return grid
 
 
 def print_results(console: RichConsole, records: list[dict[str, Any]], summary: Summary) -> None:
-    table = Table(title="results", title_justify="left", show_footer=True)
-    t = summary.totals
-    for name, footer, justify in (("task", "total", "left"), ("seed", "", "right"), ("kind", "", "left"),
-                                  ("outcome", "", "left"), ("check", f"{t.passed}/{t.ended}", "left"),
-                                  ("steps", str(t.steps), "right"), ("time", f"{t.seconds:.1f}s", "right"),
-                                  ("tokens", f"{t.prompt_tokens + t.completion_tokens:,}", "right"),
-                                  ("cost", _cost(t.cost_usd), "right")):
-        table.add_column(name, footer=footer, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    for r in records:
-        stopped = is_interrupted(r)
-        outcome = (f"interrupted: {r['reason']}" if stopped else r["status"] if r["status"] == "FINISH"
-                   else f"FAIL: {r['reason']}")
-        check = "-" if stopped else "pass" if r["passed"] else "FAIL"  # a run that did not end is not judged
-        table.add_row(_cell(r["task_id"], 32), str(r["seed"]), r["kind"], _cell(outcome, 36),
-                      check, f"{r['steps']}/{r['budget']}",
-                      f"{float(r['duration_seconds']):.1f}s",
-                      f"{int(r['prompt_tokens'] or 0) + int(r['completion_tokens'] or 0):,}", _cost(r["cost_usd"]))
-    console.print(table)
+    show(console, results_grid(records, summary), "results")
     failed = [r for r in records if not r["passed"] and not is_interrupted(r)]
     for r in failed:
-        console.print(_cell(f"  not passed: {r['task_id']} s{r['seed']}: {r['why']}", 200), soft_wrap=True)
-    console.print(score_lines(summary), markup=False, highlight=False)
+        console.print(Text(f"  not passed: {printable(r['task_id'])} s{r['seed']}: {printable(str(r['why']))}"),
+                      soft_wrap=True)  # whole: a check's explanation bounds the values it quotes
+    console.print(score_lines(summary))
 
 
 def score_lines(summary: Summary) -> str:
@@ -327,17 +332,16 @@ def _steps(t: Totals | None) -> str:
 
 
 def print_comparison(console: RichConsole, comparison: Comparison, a: Path, b: Path) -> None:
-    table = Table(title=f"A: {printable(str(a))}\nB: {printable(str(b))}", title_justify="left")
-    for name in ("task", "A", "B", "change", "steps A", "steps B"):
-        table.add_column(name, justify="left" if name in ("task", "change") else "right")
+    grid = Grid(["task", "A", "B", "change", "steps A", "steps B"], right=frozenset({1, 2, 4, 5}))
     for change in comparison.tasks:
         delta = change.delta
         word = ("only in A" if change.b is None else "only in B" if change.a is None
                 else "no run ended" if delta is None
                 else "better" if delta > 0 else "worse" if delta < 0 else "same")
-        table.add_row(_cell(change.task_id, 32), _rate(change.a), _rate(change.b), word, _steps(change.a),
-                      _steps(change.b))
-    console.print(table)
+        grid.rows.append([printable(change.task_id), _rate(change.a), _rate(change.b), word, _steps(change.a),
+                          _steps(change.b)])
+    console.print(Text(f"A: {printable(str(a))}\nB: {printable(str(b))}"), soft_wrap=True)
+    show(console, grid)
     sa, sb = comparison.a.totals, comparison.b.totals
     points = (sb.success_rate - sa.success_rate) * 100
     lines = [f"success rate: A {sa.success_rate:.1%} ({_rate(sa)}) -> B {sb.success_rate:.1%} "

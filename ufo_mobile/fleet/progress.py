@@ -1,7 +1,8 @@
 """What a batch shows while it runs: a live table at a terminal (``rich``), plain lines elsewhere.
 
 The table has one row per task (its current or last attempt): task, phone, state, step, last
-action, elapsed; it is redrawn from the runs' events a few times a second. Without a terminal
+action, elapsed; it is redrawn from the runs' events a few times a second, and stays on the
+terminal when the batch ends. On a narrow terminal its cells wrap, never cut short. Without a terminal
 (a pipe, a CI log) one line is printed when an attempt starts and when it ends, and for each phone
 lost: no per-step lines. Text from the runs (actions, reasons) arrives redacted and is made
 printable here, and never read as ``rich`` markup.
@@ -95,7 +96,8 @@ class Board:
         table = Table(caption=counts, caption_justify="left", expand=False)
         for name, justify in (("task", "left"), ("phone", "left"), ("state", "left"), ("step", "right"),
                               ("last action", "left"), ("elapsed", "right")):
-            table.add_column(name, justify=justify, no_wrap=name != "last action")  # type: ignore[arg-type]
+            # a narrow terminal wraps (or folds) a cell, never cuts it short with an ellipsis
+            table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
         for row in rows:
             style = _STYLE.get(row.state.split(" ")[0], "")
             label = f"{row.task.label} {printable(row.task.name, 30)}"

@@ -56,6 +56,21 @@ def test_the_table_shows_run_text_made_safe_and_not_as_markup() -> None:
     assert "\x1b" not in text and "\\x1b[2J" in text
 
 
+def test_on_a_narrow_terminal_the_tables_cells_wrap_and_are_never_cut() -> None:
+    board = Board(tasks(2), Clock())
+    phone = "emulator-5554-a-long-phone-name"
+    board.event(Event("start", 1, 1, phone))
+    board.event(Event("step", 1, 1, phone, step=3, status="CONTINUE", action="open_app(text='Settings')"))
+    out = io.StringIO()
+    Console(file=out, width=60, force_terminal=True, color_system=None).print(board.table())
+    text = out.getvalue()
+    assert "…" not in text and all(len(line) <= 60 for line in text.splitlines())
+    body = [line.split("│") for line in text.splitlines() if line.startswith("│")]
+    column = ["".join(row[i].strip() for row in body) for i in range(1, 7)]  # each column's cells, unwrapped
+    assert column[1].startswith(phone) and column[2] == "runningwaiting" and column[3] == "3"
+    assert column[4] == "open_app(text='Settings')"
+
+
 def test_a_long_batch_shows_the_running_tasks_first() -> None:
     board = Board(tasks(30), Clock())
     board.event(Event("start", 25, 1, "p1"))
