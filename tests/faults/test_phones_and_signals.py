@@ -171,7 +171,8 @@ def test_two_runs_with_the_same_id_take_the_next_free_one(tmp_path: Path) -> Non
     assert [code for code, _, _ in results] == [0, 0, 0, 0], results
     assert sorted(p.name for p in (tmp_path / "logs").iterdir()) == ["same", "same-2", "same-3", "same-4"]
     headers = {out.splitlines()[0] for _, out, _ in results}
-    assert headers == {f"run {name}: test task" for name in ("same", "same-2", "same-3", "same-4")}
+    assert headers == {f"run {name}: test task  [direct · simulated phone (in-process) · scripted model "
+                       "task-script.yaml]" for name in ("same", "same-2", "same-3", "same-4")}
 
 
 def _wait_for_model(run: Cli, log_dir: Path) -> Path:

@@ -148,6 +148,8 @@ def test_run_with_device_serial(driver: str, sim_device: Any, adb_server: Any, t
                "--log-dir", str(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "FINISH after 4 steps" in proc.stdout
+    assert proc.stdout.splitlines()[0].endswith(  # the first line names the phone, its driver and the model
+        f"  [direct · {driver} {sim_device.serial} · scripted model demo_wifi.yaml]"), proc.stdout
     assert sim_device.phone.state("com.android.settings")["wifi"] is True
     (run_dir,) = tmp_path.iterdir()
     settings = json.loads((run_dir / "run.json").read_text())

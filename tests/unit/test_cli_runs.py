@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
 TASKS = ROOT / "tests" / "data" / "tasks"
 STEP_FILES = {"screenshot.png", "annotated.png", "controls.json", "screen.txt", "prompt.json", "reply.txt",
-              "timings.json", "result.json", "state.json"}
+              "timings.json", "result.json", "state.json", "model.json"}
 
 
 def run_cli(*args: str) -> tuple[int, str]:

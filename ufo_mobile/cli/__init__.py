@@ -148,11 +148,12 @@ def add_config_parser(sub: Any) -> None:
 
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     from ufo_mobile.core.trace import runs
+    from ufo_mobile.report.setup import setup_of_run
 
     run_dir: Path = args.run_dir
     data = runs.settle(run_dir)
     console = Console(out)
-    console.print(console.header(str(data.get("run_id", run_dir.name)), str(data.get("task", ""))))
+    console.print(console.header(str(data.get("run_id", run_dir.name)), str(data.get("task", "")), setup_of_run(data)))
     steps = runs.read_steps(run_dir)
     for line in steps:
         console.print(console.recorded_step(line))

@@ -18,7 +18,7 @@ from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.trace.writer import Redactor
 from ufo_mobile.safe_text import printable
 
-ACTION_WIDTH, OUTCOME_WIDTH, DETAIL_LIMIT, TASK_LIMIT = 48, 70, 300, 200
+ACTION_WIDTH, OUTCOME_WIDTH, DETAIL_LIMIT, TASK_LIMIT, SETUP_LIMIT = 48, 70, 300, 200, 200
 _PHASES = {"data_collection": "obs", "llm_interaction": "llm", "action_execution": "act", "memory_update": "mem"}
 
 
@@ -84,8 +84,11 @@ class Console:
     def print(self, line: str = "") -> None:
         print(line, file=self.out, flush=True)
 
-    def header(self, run_id: str, task: str) -> str:
-        return f"run {run_id}: {self.safe(task, TASK_LIMIT)}"
+    def header(self, run_id: str, task: str, setup: str | None = None) -> str:
+        """``run ID: TASK  [direct · simulated phone (in-process) · scripted model demo_wifi.yaml]``:
+        one line, ``setup`` from ``report/setup.py``'s ``describe_setup``."""
+        line = f"run {run_id}: {self.safe(task, TASK_LIMIT)}"
+        return f"{line}  [{self.safe(setup, SETUP_LIMIT)}]" if setup else line
 
     def step(self, step: StepContext) -> str:
         """One progress line: step, status, action, outcome, phase timings."""

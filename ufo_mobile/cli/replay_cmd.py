@@ -20,6 +20,7 @@ from ufo_mobile.cli.run_cmd import run_at_terminal
 from ufo_mobile.core.session import Session
 from ufo_mobile.core.trace import runs
 from ufo_mobile.replay import NoModel, ReplayPlan, load_trajectory
+from ufo_mobile.report.setup import REPLAY_ONLY
 from ufo_mobile.settings import settings_of_run
 
 
@@ -70,4 +71,5 @@ def run_replay(args: argparse.Namespace, out: TextIO) -> int:
     # without a fallback no model is needed (nor its key); with one, the run's own model is built
     session = Session(settings, handle_signals=True, operator=operator, replay=plan,
                             model=None if agent else NoModel())
-    return run_at_terminal(session, f"replay of {trajectory.run_id}: {settings.task.text}", out, quiet=args.quiet)
+    return run_at_terminal(session, f"replay of {trajectory.run_id}: {settings.task.text}", out, quiet=args.quiet,
+                           model=None if agent else REPLAY_ONLY)

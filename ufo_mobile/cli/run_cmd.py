@@ -25,6 +25,7 @@ from ufo_mobile.cli.console import Console
 from ufo_mobile.cli.operator import TerminalOperator
 from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.errors import ConfigError, RunWriteError
+from ufo_mobile.report.setup import describe_setup
 from ufo_mobile.settings import Settings, load_settings, settings_of_run
 from ufo_mobile.shipped import task_path
 
@@ -118,14 +119,16 @@ def run_settings(args: argparse.Namespace) -> Settings:
     return on_a_real_phone(settings, args)
 
 
-def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool) -> int:
-    """Run ``session``, printing its header (``title``) and a line per step unless ``quiet``, then the
+def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool, model: str | None = None) -> int:
+    """Run ``session``, printing its header (``title``, then the mode, phone and model of the settings
+    in force; ``model`` names the model instead) and a line per step unless ``quiet``, then the
     summary and where the report is; the exit code of ``run``."""
     console = Console(out, session.redactor)
 
     def started(s: Session) -> None:
         if not quiet:
-            console.print(console.header(s.run_id, title))
+            setup = describe_setup(s.settings.model_dump(mode="json"), model=model)
+            console.print(console.header(s.run_id, title, setup))
         if s.resume_note:  # a resume that goes on with an older state than its last step's
             console.print(f"note: {console.safe(s.resume_note)}")
 

@@ -12,6 +12,7 @@ from typing import Any
 from ufo_mobile.report import markup as m
 from ufo_mobile.report.images import picture
 from ufo_mobile.report.load import RunView, Transition
+from ufo_mobile.report.setup import setup_of_run
 from ufo_mobile.report.steps import render_step
 from ufo_mobile.report.style import stylesheet
 
@@ -107,7 +108,11 @@ def _summary(run: RunView) -> str:
         facts.append(("Answer", '<span class="muted">(the reason above)</span>'))
     if data.get("output") is not None:
         facts.append(("Output", m.pre(m.pretty_json(data["output"]))))
-    facts += [("Mode", m.text(run.mode)), ("Run", m.text(data.get("run_id", run.run_dir.name))),
+    setup = setup_of_run(data)
+    facts.append(("Mode", m.text(run.mode)))
+    if setup:  # the same words as the terminal's first line
+        facts.append(("Ran with", m.text(setup)))
+    facts += [("Run", m.text(data.get("run_id", run.run_dir.name))),
               ("Started", m.text(data.get("started_at", "?"))),
               ("Duration", m.seconds(data.get("duration_seconds")) if "duration_seconds" in data else "unknown"),
               ("Steps", m.count(data.get("steps", recorded))),

@@ -35,7 +35,8 @@ def test_replay_prints_its_steps_and_the_account_and_exits_0(demo: RunResult, tm
     code, out = run_cli("replay", str(demo.run_dir), "--device", "sim", "--log-dir", str(tmp_path / "r"))
     assert code == 0, out
     lines = out.splitlines()
-    assert lines[0].endswith(f": replay of {demo.run_id}: Turn on Wi-Fi")
+    assert lines[0].endswith(f": replay of {demo.run_id}: Turn on Wi-Fi  "
+                             "[direct · simulated phone (in-process) · no model (replay only)]")
     assert [line.split()[2] for line in lines if line.startswith("step ")] == ["CONTINUE"] * 3 + ["FINISH"]
     assert f"replay of run {demo.run_id}: 4 of 4 recorded steps replayed, finished without the model" in lines
     assert lines[-2] == "tokens: 0 prompt + 0 completion, cost $0.0000"
