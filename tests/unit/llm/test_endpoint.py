@@ -148,3 +148,28 @@ def test_azure_names_everything_missing_in_one_line(tmp_path: Path) -> None:
     assert config_error({"OPENAI_API_VERSION": "v", "AZURE_OPENAI_ENDPOINT": "https://e"}, kind="azure") == (
         "model.api_key: no API key for the azure model: AZURE_OPENAI_API_KEY is not set (export it, or name "
         "another variable in model.api_key_env)")
+
+
+@pytest.mark.parametrize(("url", "shown"), [
+    ("https://user:hunter2@proxy.example:8443/v1?api-key=hunter3#x", "https://proxy.example:8443/v1"),
+    ("http://127.0.0.1:9/v1", "http://127.0.0.1:9/v1"),
+    ("http://[::1]:8000/v1", "http://[::1]:8000/v1"),
+])
+def test_messages_name_the_url_without_its_credentials(url: str, shown: str) -> None:
+    assert Endpoint("openai_compatible", "m", url).shown == shown
+
+
+async def test_an_unreachable_server_is_named_without_the_password_in_its_url() -> None:
+    from ufo_mobile.core.memory.messages import ChatMessage
+    from ufo_mobile.errors import LLMError
+    from ufo_mobile.settings import RetrySettings
+
+    settings = ModelSettings(kind="openai_compatible", name="m", base_url="http://user:hunter2@127.0.0.1:9/v1",
+                             retry=RetrySettings(max_retries=0, budget_seconds=5))
+    model = make_model(settings, env={})
+    try:
+        with pytest.raises(LLMError) as info:
+            await model.complete([ChatMessage(role="user", content="hi")])
+    finally:
+        await model.aclose()
+    assert "127.0.0.1:9" in str(info.value) and "hunter2" not in str(info.value)

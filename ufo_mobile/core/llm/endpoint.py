@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
 
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.secret_env import take
@@ -42,7 +43,7 @@ _NO_KEY = "no-key"
 class Endpoint:
     kind: str
     model: str  # the name sent in each request (azure: the deployment)
-    url: str  # the base URL (azure: the resource endpoint), for messages
+    url: str  # the base URL (azure: the resource endpoint); messages name ``shown``
     key: str | None = field(default=None, repr=False)
     key_source: str = ""  # "OPENAI_API_KEY", "model.api_key", ... ("" when no key is sent)
     api_version: str | None = None  # azure only
@@ -50,6 +51,17 @@ class Endpoint:
     @property
     def deployment(self) -> str:
         return self.model
+
+    @property
+    def shown(self) -> str:
+        """The URL as messages name it: without a ``user:password@`` or a query, which may carry a
+        credential (``https://user:pw@host/v1?key=...`` -> ``https://host/v1``)."""
+        parts = urlsplit(self.url)
+        host = parts.hostname or ""
+        if ":" in host:  # an IPv6 address
+            host = f"[{host}]"
+        netloc = f"{host}:{parts.port}" if parts.port is not None else host
+        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
     def key_hint(self) -> str:
         """What to check when the server refuses the key."""

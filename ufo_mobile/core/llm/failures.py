@@ -65,10 +65,10 @@ def classify(exc: BaseException, endpoint: Endpoint, *, timeout: float, structur
         return _status_failure(exc, endpoint, structured=structured, now=now)
     if isinstance(exc, json.JSONDecodeError):  # a 200 with a web page: usually a wrong base URL
         return Failure(Verdict.STOP, "the answer is not JSON",
-                       f"the model endpoint at {endpoint.url} answered with something that is not JSON: check "
+                       f"the model endpoint at {endpoint.shown} answered with something that is not JSON: check "
                        "model.base_url (an OpenAI-compatible API usually ends in /v1)")
     text = _quote(str(exc), endpoint)
-    return Failure(Verdict.STOP, text, f"the model endpoint at {endpoint.url} failed: {text}")
+    return Failure(Verdict.STOP, text, f"the model endpoint at {endpoint.shown} failed: {text}")
 
 
 def _status_failure(exc: openai.APIStatusError, endpoint: Endpoint, *, structured: bool, now: float) -> Failure:
@@ -83,7 +83,7 @@ def _status_failure(exc: openai.APIStatusError, endpoint: Endpoint, *, structure
         wait = retry_after_seconds(dict(exc.response.headers.items()), now=now)
         return Failure(Verdict.RETRY, summary, status=status, retry_after=wait)
     if status == 401:
-        return _stop(summary, status, f"the model endpoint at {endpoint.url} refused the API key (HTTP 401): "
+        return _stop(summary, status, f"the model endpoint at {endpoint.shown} refused the API key (HTTP 401): "
                                       f"{endpoint.key_hint()}")
     if status == 403:
         return _stop(summary, status, f"the model endpoint refused access to model '{endpoint.model}' (HTTP 403: "
@@ -111,9 +111,9 @@ def _stop(summary: str, status: int, message: str) -> Failure:
 
 def _not_found(endpoint: Endpoint) -> str:
     if endpoint.kind == "azure":
-        return (f"deployment '{endpoint.model}' not found at {endpoint.url} (HTTP 404): check "
+        return (f"deployment '{endpoint.model}' not found at {endpoint.shown} (HTTP 404): check "
                 f"model.azure_deployment (or model.name) and model.api_version ({endpoint.api_version})")
-    return (f"model '{endpoint.model}' not found at {endpoint.url} (HTTP 404): check model.name, and "
+    return (f"model '{endpoint.model}' not found at {endpoint.shown} (HTTP 404): check model.name, and "
             "model.base_url (it usually ends in /v1)")
 
 

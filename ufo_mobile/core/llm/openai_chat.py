@@ -114,7 +114,7 @@ class OpenAIChatModel:
         try:
             delay, source = budget.next_delay(failure.retry_after)
         except RetryBudgetSpent as spent:
-            raise LLMError(f"the model endpoint at {self.endpoint.url} kept failing ({failure.summary}); "
+            raise LLMError(f"the model endpoint at {self.endpoint.shown} kept failing ({failure.summary}); "
                            f"{spent.reason}") from exc
         self._log.warning("model_retry", model=self.name, attempt=attempt, status=failure.status,
                           error=failure.summary, delay_seconds=round(delay, 3), delay_source=source,
@@ -132,7 +132,7 @@ class OpenAIChatModel:
         try:
             reply = read_reply(response)
         except ValueError as exc:
-            raise LLMError(f"the model endpoint at {self.endpoint.url} {exc}: check model.base_url") from exc
+            raise LLMError(f"the model endpoint at {self.endpoint.shown} {exc}: check model.base_url") from exc
         answered = reply.model or self.endpoint.model
         usage, priced_as = self._usage(reply, answered)
         details = {"attempts": attempts, "seconds": round(budget.elapsed(), 3), "structured_output": mode,
