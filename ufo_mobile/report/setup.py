@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
-from urllib.parse import urlsplit
+
+from ufo_mobile.core.llm.endpoint import host_of
 
 REPLAY_ONLY = "no model (replay only)"
 
@@ -62,16 +63,3 @@ def describe_model(model: Mapping[str, Any]) -> str:
     url = model.get("azure_endpoint") if kind == "azure" else model.get("base_url")
     host = host_of(url) if isinstance(url, str) else None
     return f"{kind} {name} at {host}" if host else f"{kind} {name}"
-
-
-def host_of(url: str) -> str | None:
-    """The host (and port) of ``url``: no scheme, user, password, path or query."""
-    try:
-        parts = urlsplit(url)
-        host, port = parts.hostname, parts.port
-    except ValueError:
-        return None
-    if not host:
-        return None
-    host = f"[{host}]" if ":" in host else host
-    return f"{host}:{port}" if port else host

@@ -39,6 +39,20 @@ _DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "azure": "AZURE_OPENAI_API_KEY"}
 _NO_KEY = "no-key"
 
 
+def host_of(url: str) -> str | None:
+    """The host (and port) of ``url``, with no scheme, user, password, path or query; None when it has
+    none or does not parse."""
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    if not host:
+        return None
+    host = f"[{host}]" if ":" in host else host
+    return f"{host}:{port}" if port else host
+
+
 @dataclass(frozen=True)
 class Endpoint:
     kind: str
@@ -56,12 +70,11 @@ class Endpoint:
     def shown(self) -> str:
         """The URL as messages name it: without a ``user:password@`` or a query, which may carry a
         credential (``https://user:pw@host/v1?key=...`` -> ``https://host/v1``)."""
-        parts = urlsplit(self.url)
-        host = parts.hostname or ""
-        if ":" in host:  # an IPv6 address
-            host = f"[{host}]"
-        netloc = f"{host}:{parts.port}" if parts.port is not None else host
-        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+        host = host_of(self.url)
+        if host is None:
+            return "(a URL that does not parse)"
+        parts = urlsplit(self.url)  # it parsed in host_of
+        return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
     def key_hint(self) -> str:
         """What to check when the server refuses the key."""
