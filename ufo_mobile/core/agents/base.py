@@ -92,7 +92,7 @@ class BasicAgent:
         self.reason = reason
 
     async def handle(self, context: RunContext) -> None:
-        self.follow(context.execution)
+        self.bind_run(context)
         await self.state.handle(self, context)
 
     def follow(self, execution: ExecutionState) -> None:
