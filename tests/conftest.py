@@ -55,3 +55,15 @@ def _fresh_secret_environment() -> Iterator[None]:
     from ufo_mobile import secret_env
 
     secret_env.forget()
+
+
+@pytest.fixture(autouse=True)
+def _no_user_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the developer's own user config or ``UFO_MOBILE_*`` variables, nor asks their
+    adb server about phones (ufo_mobile/settings/user.py, ufo_mobile/core/device/choice.py): the user
+    config is a file that does not exist, and the lone-phone probe finds no adb server. Tests of
+    those set their own (the commands they start inherit this environment)."""
+    monkeypatch.setenv("UFO_MOBILE_CONFIG", str(tmp_path_factory.getbasetemp() / "no-user-config.yaml"))
+    for name in ("UFO_MOBILE_PROVIDER", "UFO_MOBILE_MODEL", "UFO_MOBILE_BASE_URL", "UFO_MOBILE_DEVICE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("UFO_MOBILE_PHONE_PROBE", "off")

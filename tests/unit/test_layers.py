@@ -93,7 +93,7 @@ SUBLAYERS: dict[str, dict[str, int]] = {
     "host": {"inprocess": 0, "mcp": 1, "aip": 1, "__init__": 2},
     "settings": {"strict": 0, "merge": 0,
                  "model": 1, "device": 1, "agent": 1, "tools": 1, "modes": 1, "run": 1,
-                 "root": 2, "document": 2, "loading": 3, "__init__": 4},
+                 "root": 2, "document": 2, "user": 2, "loading": 3, "__init__": 4},
 }
 
 

@@ -22,6 +22,10 @@ class SimSettings(Strict):
 class DeviceSettings(Strict):
     kind: Literal["sim", "adb", "u2"] = "sim"
     serial: str | None = Field(default=None, description="adb serial (or host:port); None = the only device")
+    choose: Literal["ask", "phone", "sim"] = Field(
+        default="ask", description="when nothing you wrote names the device and one phone is on the adb server: "
+                                   "ask (at a terminal; elsewhere the simulated phone, with a note), phone (use "
+                                   "it) or sim (the simulated phone, no note)")
     adb_host: str = "127.0.0.1"
     adb_port: int | None = Field(default=None, description="adb server port; None = $ANDROID_ADB_SERVER_PORT or 5037")
     command_timeout_seconds: float = Field(default=20.0, gt=0)
