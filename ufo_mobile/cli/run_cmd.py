@@ -1,6 +1,6 @@
-"""``python -m ufo_mobile run TASK.yaml``: run a task file (or continue an interrupted run with
-``--resume RUN_DIR``) at the terminal; exit 0 when it finishes, 1 when it fails, 128+N when signal N
-stopped it."""
+"""``python -m ufo_mobile run TASK.yaml`` or ``run "Turn on Wi-Fi"``: run a task file or a goal (or
+continue an interrupted run with ``--resume RUN_DIR``) at the terminal; exit 0 when it finishes, 1
+when it fails, 128+N when signal N stopped it. What TASK is: ``task_or_goal``."""
 
 from __future__ import annotations
 
@@ -22,22 +22,27 @@ from ufo_mobile.cli.common import (
     run_id,
 )
 from ufo_mobile.cli.console import Console
+from ufo_mobile.cli.goal import ask_yes_no, task_or_goal
 from ufo_mobile.cli.operator import TerminalOperator
+from ufo_mobile.core.device.choice import choose_device
 from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.report.setup import describe_setup
-from ufo_mobile.settings import Settings, load_settings, settings_of_run
-from ufo_mobile.shipped import task_path
+from ufo_mobile.safe_text import printable
+from ufo_mobile.settings import Loaded, Settings, load_goal, load_task, settings_of_run, user_config_path
 
 
 def add_run_parser(sub: Any) -> None:
     """The ``run`` command's arguments (``sub``: the command line's subparsers)."""
-    run = sub.add_parser("run", help="run a YAML task file (or go on with an interrupted run: --resume RUN_DIR)",
-                         description="Run a task file, or with --resume RUN_DIR go on with a run that was "
-                                     "interrupted; exit 0 when it finishes, 1 when it fails.")
-    run.add_argument("task", type=Path, nargs="?", metavar="TASK",
-                     help="task file (YAML), or the name of a shipped task: demo (the simulated phone, offline), "
-                          "openai, azure, local (see: config --print)")
+    run = sub.add_parser("run", help="run a goal (\"Turn on Wi-Fi\") or a YAML task file (or go on with an "
+                                     "interrupted run: --resume RUN_DIR)",
+                         description="Run a goal with the model and phone of your user config (see: config), a "
+                                     "task file, or with --resume RUN_DIR go on with a run that was interrupted; "
+                                     "exit 0 when it finishes, 1 when it fails.")
+    run.add_argument("task", nargs="?", metavar="TASK",
+                     help="a goal in words (\"Turn on Wi-Fi\"; - reads it from standard input), a task file "
+                          "(YAML), or the name of a shipped task: demo (the simulated phone, offline), openai, "
+                          "azure, local (see: config --print)")
     run.add_argument("--resume", type=Path, metavar="RUN_DIR",
                      help="continue a run that was interrupted (Ctrl-C, a crash, a lost device, SIGKILL) from its "
                           "last completed step, in the same run directory, with its settings, plan and memory")
@@ -94,7 +99,8 @@ def exit_code(result: RunResult) -> int:
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
-    settings = run_settings(args)
+    at_terminal = sys.stdin is not None and sys.stdin.isatty()
+    settings = run_settings(args, ask=ask_yes_no if at_terminal else None)
     # a person at a terminal can take over the phone and approve actions; without one, nobody can
     operator = TerminalOperator(sys.stdin, sys.stderr) if sys.stdin is not None and sys.stdin.isatty() else None
     session = Session(settings, handle_signals=True, run_id=args.run_id, operator=operator,
@@ -102,9 +108,10 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     return run_at_terminal(session, settings.task.text, out, quiet=args.quiet)
 
 
-def run_settings(args: argparse.Namespace) -> Settings:
-    """The settings ``run`` runs with: the task file's (or, with ``--resume``, the run's), with the
-    command line's options over them."""
+def run_settings(args: argparse.Namespace, *, ask: Any = None) -> Settings:
+    """The settings ``run`` runs with: the goal's or the task file's (or, with ``--resume``, the
+    run's), with the command line's options over them, on the phone ``choose_device`` settles
+    (``ask``: a yes/no question to the person at the terminal, None when there is nobody)."""
     if args.resume is not None:
         if args.task is not None:
             raise ConfigError("give a task file or --resume RUN_DIR, not both", key="--resume")
@@ -112,11 +119,34 @@ def run_settings(args: argparse.Namespace) -> Settings:
 
         settings: Settings = settings_of_run(runs.read_run(args.resume), overrides=run_overrides(args),
                                              source=str(args.resume / "run.json"))
-    elif args.task is None:
-        raise ConfigError("give a task file (or --resume RUN_DIR)", key="task")
-    else:
-        settings = load_settings(task_path(args.task), config_path=args.config, overrides=run_overrides(args))
-    return on_a_real_phone(settings, args)
+        return on_a_real_phone(settings, args)
+    if args.task is None:
+        raise ConfigError("give a goal (run \"Turn on Wi-Fi\"), a task file, or --resume RUN_DIR", key="task")
+    loaded = load_run(args)
+    choice = choose_device(on_a_real_phone(loaded.settings, args), named=loaded.device_named, ask=ask,
+                           where=str(user_config_path()))
+    if choice.note:
+        err(f"note: {printable(choice.note)}")
+    return choice.settings
+
+
+def load_run(args: argparse.Namespace) -> Loaded:
+    """The goal's or the task file's settings (``args.task``, see ``task_or_goal``) with the options.
+
+    Raises:
+        ConfigError: no such task file, or settings that do not load; a goal with no model named
+            anywhere says how to name one.
+    """
+    task_file, goal = task_or_goal(args.task)
+    if task_file is not None:
+        return load_task(task_file, config_path=args.config, overrides=run_overrides(args))
+    try:
+        return load_goal(goal or "", config_path=args.config, overrides=run_overrides(args))
+    except ConfigError as exc:
+        if exc.message.startswith("the scripted model needs"):
+            raise ConfigError("a goal needs a model: name one in your user config (python -m ufo_mobile config "
+                              "--init writes a starter), or give --provider and --model", key="model") from None
+        raise
 
 
 def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool, model: str | None = None) -> int:
