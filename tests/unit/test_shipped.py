@@ -67,7 +67,7 @@ def test_eval_and_batch_take_the_shipped_names(tmp_path: Path, monkeypatch: pyte
 
 
 def test_config_prints_the_defaults_and_copies_them_without_overwriting(tmp_path: Path) -> None:
-    code, out = run_cli("config")
+    code, out = run_cli("config", "--print")
     assert code == 0 and out == shipped.DEFAULT_CONFIG.read_text(encoding="utf-8")
     assert run_cli("config", "--print") == (0, out)
     assert run_cli("config", "--path") == (0, f"{shipped.CONFIG_DIR}\n")

@@ -1,11 +1,11 @@
-"""Command line: ``python -m ufo_mobile run TASK.yaml``.
+"""Command line: ``python -m ufo_mobile run TASK.yaml`` (or ``run "Turn on Wi-Fi"``).
 
 Exit codes: 0 the task finished, 1 it failed, 2 usage or configuration error (one line, no
 traceback), 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 
 Each command that runs tasks lives in a module of its own (``run_cmd``, ``replay_cmd``, ``eval_cmd``,
-``batch_cmd``, ``serve_cmd``, ``mcp_cmd``); what they share is in ``common``. The small ones
-(``report``, ``devices``, ``sim``, ``ui``, ``config``) are here.
+``batch_cmd``, ``serve_cmd``, ``mcp_cmd``, ``config_cmd``); what they share is in ``common``. The small ones
+(``report``, ``devices``, ``sim``, ``ui``) are here; ``config`` is in ``config_cmd``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 import ufo_mobile
-from ufo_mobile import shipped
 from ufo_mobile.cli.common import (
     EXIT_FAIL,
     EXIT_INTERRUPTED,
@@ -37,6 +36,7 @@ from ufo_mobile.cli.common import (
     positive,
     run_id,
 )
+from ufo_mobile.cli.config_cmd import add_config_parser, cmd_config
 from ufo_mobile.cli.console import Console, PipeSafeStream
 from ufo_mobile.cli.run_cmd import add_run_parser, cmd_run, run_at_terminal, run_overrides, run_settings
 from ufo_mobile.errors import ConfigError, RunWriteError, UIParseError
@@ -131,19 +131,6 @@ def add_ui_parser(sub: Any) -> None:
     ui.add_argument("--annotate", type=Path, metavar="OUT.png",
                     help="write the annotated screenshot here (drawn from the dump when no --screenshot)")
     ui.add_argument("--json", action="store_true", help="print the controls as JSON instead of the text")
-
-
-def add_config_parser(sub: Any) -> None:
-    """The ``config`` command's arguments."""
-    config = sub.add_parser("config", help="print the shipped defaults file, or copy it with the shipped tasks "
-                                           "and suite to a folder to edit",
-                            description="Without options, print the shipped default.yaml (every key documented). "
-                                        "--copy DIR writes default.yaml, tasks/ and suite/ into DIR (nothing is "
-                                        "overwritten); --path prints the folder they ship in.")
-    config_action = config.add_mutually_exclusive_group()
-    config_action.add_argument("--print", action="store_true", help="print default.yaml (the default)")
-    config_action.add_argument("--copy", type=Path, metavar="DIR", help="copy the shipped config into DIR")
-    config_action.add_argument("--path", action="store_true", help="print where the shipped config is")
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
@@ -263,19 +250,6 @@ def cmd_ui(args: argparse.Namespace, out: TextIO) -> int:
             note = missing_note("".join(c.label or "" for c in state.elements))
             if note is not None:
                 err(printable(note))
-    return EXIT_OK
-
-
-def cmd_config(args: argparse.Namespace, out: TextIO) -> int:
-    if args.path:
-        print(shipped.CONFIG_DIR, file=out)
-    elif args.copy is not None:
-        written = shipped.copy_config(args.copy)
-        print(f"copied {len(written)} files to {printable(str(args.copy))}: default.yaml, tasks/, suite/; "
-              f"run one with: python -m ufo_mobile run {printable(str(args.copy / 'tasks' / 'demo.yaml'))}",
-              file=out)
-    else:
-        out.write(shipped.DEFAULT_CONFIG.read_text(encoding="utf-8"))
     return EXIT_OK
 
 
