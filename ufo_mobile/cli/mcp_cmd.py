@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ufo_mobile.cli.common import EXIT_OK, err
 from ufo_mobile.errors import ConfigError, DeviceError
 from ufo_mobile.safe_text import printable
-from ufo_mobile.settings import DeviceSettings
+from ufo_mobile.settings import DeviceSettings, user_layers
 
 if TYPE_CHECKING:
     from ufo_mobile.host.mcp.limits import SessionLimits
@@ -80,7 +80,8 @@ def add_mcp_parser(sub: Any) -> None:
                      help="port of the action server (http; default 8021; 0 picks a free one)")
     mcp.add_argument("--device", metavar="SPEC",
                      help="the phone: 'sim' (the built-in simulated phone), SERIAL or HOST:PORT on the adb server, "
-                          "or SERIAL@HOST:PORT on a remote adb server (default: the only phone on the adb server)")
+                          "or SERIAL@HOST:PORT on a remote adb server (default: the device your user config or "
+                          "$UFO_MOBILE_DEVICE names, else the only phone on the adb server)")
     mcp.add_argument("--driver", choices=("adb", "u2"),
                      help="with a real phone: plain adb (default) or uiautomator2 (falls back to adb)")
     mcp.add_argument("--adb-port", type=port_number, metavar="PORT",
@@ -117,6 +118,9 @@ def device_settings(args: argparse.Namespace) -> DeviceSettings:
     if args.adb_port is not None:
         common["adb_port"] = args.adb_port
     if spec is None:
+        named = user_layers().device()  # the phone the user config or $UFO_MOBILE_DEVICE names, if any
+        if named is not None:
+            return named.model_copy(update={k: v for k, v in common.items() if k != "kind" or args.driver})
         return DeviceSettings(**common)
     try:
         source = parse_item(spec.strip())

@@ -16,13 +16,11 @@ import socket
 from pathlib import Path
 from typing import Any, TextIO
 
-from pydantic import ValidationError
-
 from ufo_mobile.cli.common import EXIT_OK, MODES, PROVIDERS, err, model_overrides, port_number, positive
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.safe_text import printable
 from ufo_mobile.secret_env import take
-from ufo_mobile.settings import Settings, load_settings
+from ufo_mobile.settings import Settings, load_settings, load_user_settings
 from ufo_mobile.shipped import task_path
 
 TOKEN_ENV = "UFO_MOBILE_SERVE_TOKEN"
@@ -91,16 +89,11 @@ def base_settings(args: argparse.Namespace) -> Settings:
             if not config.is_file():
                 raise ConfigError("no such file", path=str(config))
             return load_settings(config, overrides=overrides)
-        try:
-            return Settings.model_validate({"model": {}, **overrides})
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            raise ConfigError(err["msg"].removeprefix("Value error, "),
-                              key=".".join(str(x) for x in err["loc"])) from exc
+        return load_user_settings(overrides=overrides).settings  # the user config and UFO_MOBILE_* variables
     except ConfigError as exc:
         if exc.message.startswith("the scripted model needs"):
-            raise ConfigError("serve needs a model: --config TASK.yaml naming one, or --provider, --model and "
-                              "--base-url", key="--config") from None
+            raise ConfigError("serve needs a model: --config TASK.yaml naming one, --provider, --model and "
+                              "--base-url, or your user config (config --init)", key="--config") from None
         raise
 
 

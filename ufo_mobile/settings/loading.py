@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from ufo_mobile import secret_env
 from ufo_mobile.errors import ConfigError
+from ufo_mobile.settings.device import DeviceSettings
 from ufo_mobile.settings.document import SettingsDoc, read_settings_file
 from ufo_mobile.settings.merge import merge
 from ufo_mobile.settings.root import Settings
@@ -54,7 +55,11 @@ class Loaded:
     @property
     def device_named(self) -> bool:
         """True when something the user wrote (not the shipped defaults) names the device."""
-        return any(self.source_of(key) not in (SHIPPED, BUILT_IN) for key in DEVICE_KEYS)
+        return _names_device(self.sources)
+
+
+def _names_device(sources: Mapping[str, str]) -> bool:
+    return any(sources.get(key, BUILT_IN) not in (SHIPPED, BUILT_IN) for key in DEVICE_KEYS)
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,20 @@ class Merged:
         except ValidationError as exc:
             raise _owned_error(exc, list(self.layers)) from exc
         return Loaded(settings, self.sources, tuple(layer.source for layer in self.layers))
+
+    def device(self) -> DeviceSettings | None:
+        """The ``device`` section when a layer the user wrote names the device, else None (for
+        commands that run no task, such as ``mcp``).
+
+        Raises:
+            ConfigError: the section does not validate, naming the key.
+        """
+        if not _names_device(self.sources):
+            return None
+        try:
+            return DeviceSettings.model_validate(self.data.get("device") or {})
+        except ValidationError as exc:
+            raise _owned_error(exc, list(self.layers), at=("device",)) from exc
 
 
 def find_default_config(task_path: Path) -> Path | None:
@@ -228,11 +247,11 @@ def _serial_means_a_phone(merged: dict[str, Any], sources: dict[str, str]) -> di
     return {**merged, "device": {**device, "kind": "adb"}}
 
 
-def _owned_error(exc: ValidationError, layers: list[Layer]) -> ConfigError:
+def _owned_error(exc: ValidationError, layers: list[Layer], at: tuple[str, ...] = ()) -> ConfigError:
     """The first validation error, in the highest file the user wrote that sets its key (else the
     highest file the user wrote, else the shipped defaults when they set it)."""
     err = exc.errors()[0]
-    key = tuple(str(x) for x in err["loc"])
+    key = (*at, *(str(x) for x in err["loc"]))
     message = "unknown key" if err["type"] == "extra_forbidden" else err["msg"].removeprefix("Value error, ")
 
     def sets_key(doc: SettingsDoc) -> bool:
