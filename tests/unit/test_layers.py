@@ -13,6 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "ufo_mobile"
 # higher layers may import lower ones (and their own); never the other way round
 LAYERS: dict[str, int] = {
     "__main__": 101, "__init__": 100, "cli": 100,
+    "api": 95,
     "host": 90, "fleet": 85, "eval": 85,
     "core.builder": 78,
     "core.session": 80,
