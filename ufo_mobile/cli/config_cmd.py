@@ -91,6 +91,7 @@ def show_settings(args: argparse.Namespace, out: TextIO) -> int:
     else:
         merged = user_layers(config_path=args.config, overrides=_overrides(args))
     print(f"# layers, lowest first: {printable(', '.join(layer.source for layer in merged.layers))}", file=out)
+    _on_a_real_phone(merged, args)
     problem: ConfigError | None = None
     try:
         loaded = merged.validated()
@@ -110,6 +111,15 @@ def show_settings(args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_OK
     err(f"error: {printable(str(problem))}")
     return EXIT_USAGE
+
+
+def _on_a_real_phone(merged: Merged, args: argparse.Namespace) -> None:
+    """As ``run --device SERIAL`` does (``cli/common.py``): settings left on the simulator use adb."""
+    device = merged.data.get("device")
+    if args.device in (None, "sim") or args.driver or not isinstance(device, dict) or device.get("kind") != "sim":
+        return
+    device["kind"] = "adb"
+    merged.sources["device.kind"] = "command line"
 
 
 def _flat(data: dict[str, Any], at: str = "") -> list[tuple[str, Any]]:
