@@ -19,6 +19,13 @@ from ufo_mobile.settings.tools import CredentialSettings, ToolSettings
 
 
 class Settings(Strict):
+    """Everything a run is configured with, one section per attribute (``default.yaml`` documents
+    every key). Load it with ``load_settings(task_file)`` (or ``load_goal``, ``load_task``: the layers
+    in ``loading.py``), or build it directly:
+    ``Settings.model_validate({"task": {"text": "Turn on Wi-Fi"}, "model": {"kind": "openai"}})``;
+    a missing ``device`` is the simulated phone. Frozen: ``model_copy(update=...)`` makes a changed one.
+    """
+
     mode: Literal["direct", "reasoning", "codeact"] = "direct"
     task: TaskSettings
     device: DeviceSettings = DeviceSettings()
