@@ -92,7 +92,7 @@ def test_a_read_only_log_dir(tmp_path: Path) -> None:
     (["sim", "--port", "http"], "argument --port: not a port number: 'http'"),
     (["sim", "--width", "-5"], "argument --width: must be positive, not -5"),
     (["devices", "--adb-port", "99999"], "argument --adb-port: port 99999 is out of range"),
-    (["run"], "task: give a task file (or --resume RUN_DIR)"),
+    (["run"], "task: give a goal (run \"Turn on Wi-Fi\"), a task file, or --resume RUN_DIR"),
     (["run", "t.yaml", "--run-id", "../escape"], "argument --run-id: '../escape' is not a usable run id"),
     (["run", "t.yaml", "--max-steps", "many"], "argument --max-steps: invalid int value: 'many'"),
     (["report", "nowhere"], "nowhere: not a run directory"),
