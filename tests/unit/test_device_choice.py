@@ -6,7 +6,12 @@ tests/adb_server.py with the simulated phone behind an emulated adbd; never the 
 from __future__ import annotations
 
 import io
+import json
+import os
+import pty
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -151,3 +156,26 @@ def test_run_off_a_terminal_notes_the_phone_and_uses_the_simulator(
     user.write_text(f"model: {{kind: scripted, script: {DEMO_SCRIPT}}}\ndevice: {{choose: phone}}\n")
     assert load_goal("g").settings.device.choose == "phone"
     assert run_settings(args).device.serial == phone_on_adb
+
+
+def test_at_a_terminal_run_asks_on_its_stdin(adb_server: PrivateAdbServer, phone_on_adb: str,
+                                             tmp_path: Path) -> None:
+    user = tmp_path / "config.yaml"
+    user.write_text(f"model: {{kind: scripted, script: {DEMO_SCRIPT}}}\n")
+    env = {**os.environ, "UFO_MOBILE_CONFIG": str(user), "ANDROID_ADB_SERVER_PORT": str(adb_server.port),
+           "HOME": str(tmp_path), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    env.pop("UFO_MOBILE_PHONE_PROBE")
+    terminal, stdin = pty.openpty()
+    try:
+        os.write(terminal, b"y\n")  # the answer waits in the terminal until run reads it
+        done = subprocess.run([sys.executable, "-m", "ufo_mobile", "run", "Turn on Wi-Fi", "--log-dir", "logs",
+                               "--quiet"], stdin=stdin, capture_output=True, text=True, cwd=tmp_path, env=env,
+                              timeout=300, check=False)
+    finally:
+        os.close(terminal)
+        os.close(stdin)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith(f"use phone {phone_on_adb} (")
+    (run_json,) = (tmp_path / "logs").glob("*/run.json")
+    device = json.loads(run_json.read_text())["settings"]["device"]
+    assert (device["kind"], device["serial"]) == ("adb", phone_on_adb)
