@@ -39,7 +39,9 @@ def test_what_task_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert task_or_goal("my task") == (Path("my task"), None)  # an existing file, spaces or not
     assert task_or_goal("demo") == (TASKS_DIR / "demo.yaml", None)
     assert task_or_goal("missing.yaml") == (Path("missing.yaml"), None)  # a path: read, and not found
-    assert task_or_goal("tasks/turn on wifi") == (Path("tasks/turn on wifi"), None)
+    assert task_or_goal("my tasks/wifi.yml") == (Path("my tasks/wifi.yml"), None)
+    assert task_or_goal("tasks/wifi") == (Path("tasks/wifi"), None)
+    assert task_or_goal("Share 1/2 of the photos") == (None, "Share 1/2 of the photos")
     assert task_or_goal("Turn on Wi-Fi") == (None, "Turn on Wi-Fi")
     assert task_or_goal("  Open   the clock\n") == (None, "Open the clock")
     with pytest.raises(ConfigError, match="no shipped task of that name"):

@@ -15,15 +15,15 @@ MAX_GOAL = 4000  # characters of a goal; a longer one belongs in a task file
 
 
 def looks_like_a_file(text: str) -> bool:
-    """A task file's path, or a shipped task's name: one word, or a folder in it, or a YAML suffix."""
-    return (not any(c.isspace() for c in text.strip()) or "/" in text or "\\" in text
-            or text.lower().endswith(YAML_SUFFIXES))
+    """A task file's path, or a shipped task's name: one word (``demo``, ``tasks/wifi``) or a name
+    ending in ``.yaml`` or ``.yml``. Words with spaces are a goal, slashes or not ("open 1/2")."""
+    return not any(c.isspace() for c in text.strip()) or text.strip().lower().endswith(YAML_SUFFIXES)
 
 
 def task_or_goal(arg: str) -> tuple[Path | None, str | None]:
     """``(task file, None)`` or ``(None, goal)`` for ``run``'s TASK: an existing file, a shipped
-    task's name (``demo``) or anything that looks like a file (one word, a path, ``*.yaml``) is a task
-    file; ``-`` reads the goal from standard input; other words are the goal.
+    task's name (``demo``) or anything that looks like a file (one word, ``*.yaml``) is a task file;
+    ``-`` reads the goal from standard input; other words are the goal.
 
     Raises:
         ConfigError: a single word that is neither a file nor a shipped task's name; an empty goal.

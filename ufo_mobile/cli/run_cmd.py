@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -108,7 +109,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     return run_at_terminal(session, settings.task.text, out, quiet=args.quiet)
 
 
-def run_settings(args: argparse.Namespace, *, ask: Any = None) -> Settings:
+def run_settings(args: argparse.Namespace, *, ask: Callable[[str], bool] | None = None) -> Settings:
     """The settings ``run`` runs with: the goal's or the task file's (or, with ``--resume``, the
     run's), with the command line's options over them, on the phone ``choose_device`` settles
     (``ask``: a yes/no question to the person at the terminal, None when there is nobody)."""
