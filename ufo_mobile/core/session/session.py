@@ -54,9 +54,25 @@ class LiveRun:
 
 
 class Session:
-    """One run. ``parts`` builds its pieces; without them, the settings' own are built, with
-    ``device``, ``model``, ``operator`` and ``step_timer`` in place of the settings' where given (a
-    driver or model passed in stays open for the caller)."""
+    """One run of one task: ``await Session(settings).run()`` gives its ``RunResult``.
+
+    ``settings`` (``ufo_mobile.settings.load_settings`` reads them from a task file) say the task,
+    the model, the phone (``device:``; the simulated phone when none is named) and the limits. The
+    pieces are built from them, with these in place of the settings' own where given:
+
+    - ``device``: a ``DeviceDriver`` to use; ``model``: a ``ChatModel`` to use (both stay open for
+      the caller); ``operator``: who answers confirmations, questions and takeovers;
+      ``step_timer``: what bounds a step in time; ``parts``: every piece (``RunParts``) at once.
+
+    The rest: ``run_id`` names the run (default: from the task and the time); ``handle_signals``
+    turns Ctrl-C, SIGTERM and SIGHUP into a FAIL with a reason, as the command line does;
+    ``on_step`` is called after each step with its ``StepContext``; ``on_start`` once the run
+    directory exists; ``resume`` continues the run in that directory; ``replay`` is a trajectory
+    to replay before the agent takes over.
+
+    Raises ``ConfigError`` (before anything is written) when the settings cannot be built, e.g. a
+    missing key or secret.
+    """
 
     def __init__(self, settings: Settings, *, device: DeviceDriver | None = None,
                  model: ChatModel | None = None, run_id: str | None = None,
@@ -87,6 +103,11 @@ class Session:
         self._start: dict[str, Any] = {}
 
     async def run(self) -> RunResult:
+        """Run the task to its end and return how it ended. Every run that ends gets a run directory
+        under ``logs.dir`` with ``run.json`` (and ``report.html`` unless ``logs.report`` is off); a
+        failure of the phone or the model ends the run in FAIL with the reason rather than
+        raising. Raises ``ConfigError`` for settings that cannot be built, ``RunWriteError`` when
+        the run directory cannot be written, and re-raises an internal error after recording it."""
         async with self.opened() as live:
             ctx = live.context
             # The round runs as a task of its own, so that a second signal can abandon it (and only it).
