@@ -57,6 +57,7 @@ class SettingsDoc:
         return yamlio.construct(node, str(self.path))  # PyYAML resolves the type
 
     def line_of(self, key: tuple[str, ...]) -> int | None:
+        """The line of ``key`` in the file (a missing key: its nearest present parent's); None if unknown."""
         if not key:
             return self.lines.get(())
         for n in range(len(key), 0, -1):  # a missing key points at its nearest present parent
@@ -65,6 +66,7 @@ class SettingsDoc:
         return None
 
     def error(self, message: str, key: tuple[str, ...], *, line: int | None = None) -> ConfigError:
+        """A ``ConfigError`` naming this file, ``key`` and its line (``line`` if given)."""
         return ConfigError(message, path=str(self.path), key=printable(".".join(key)) or None,
                            line=line or self.line_of(key))
 
