@@ -74,6 +74,7 @@ class Campaign:
 
     @property
     def model_label(self) -> str:
+        """The model as the results name it: ``oracle``, ``give-up``, ``openai:gpt-4o``, ``scripted:<file>``."""
         if self.builtin is not None:
             return self.builtin
         model = self.settings.model

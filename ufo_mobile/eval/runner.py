@@ -68,6 +68,7 @@ class TaskOutcome:
     write_failure: RunWriteError | None = field(default=None, repr=False, compare=False)  # it cut the run off
 
     def to_json(self) -> dict[str, Any]:
+        """The outcome as JSON-ready data, as ``results.jsonl`` holds it."""
         data = asdict(replace(self, write_failure=None))
         del data["write_failure"]
         data["run_dir"] = str(self.run_dir)
