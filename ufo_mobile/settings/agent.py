@@ -18,8 +18,8 @@ class LimitSettings(Strict):
     max_planner_turns: int | None = Field(default=None, gt=0, description="the manager's planning turns (reasoning "
                                                                           "mode); None = twice max_steps")
     max_consecutive_failures: int = Field(default=3, gt=0, description="failed actions in a row that end the run")
-    max_repeated_actions: int = Field(default=3, gt=1, description="times the same action may repeat on an "
-                                                                   "unchanged screen before the run ends")
+    max_repeated_actions: int = Field(default=3, gt=1, description="the run ends when the same action "
+                                                                   "repeats this often on an unchanged screen")
     step_timeout_seconds: float = Field(default=120.0, gt=0, description="longest one step (observe, model, act) "
                                                                          "may take before the run ends")
 

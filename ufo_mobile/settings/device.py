@@ -23,8 +23,8 @@ class SimSettings(Strict):
 
 
 class DeviceSettings(Strict):
-    """The ``device:`` section: the phone a run drives and how it is reached. Without one, a run
-    uses the built-in simulated phone (``kind: sim``)."""
+    """The ``device:`` section: the phone a run drives and how it is reached (``kind`` defaults to
+    ``sim``, the built-in simulated phone)."""
 
     kind: Literal["sim", "adb", "u2"] = Field(default="sim", description="sim (the built-in simulated phone), "
                                               "adb (over an adb server) or u2 (uiautomator2)")

@@ -34,8 +34,8 @@ ModelKind = Literal["scripted", "openai", "azure", "openai_compatible"]
 
 class ModelSettings(Strict):
     """The ``model:`` section (and each entry of ``models:``): which language model an agent calls,
-    where, and how. Keys come from the environment (``api_key_env``, or the kind's usual variable),
-    never from a file."""
+    where, and how. Keys come from the environment (``api_key_env``, the kind's usual variable, or
+    ``api_key: ${VAR}``), never written in a file."""
 
     kind: ModelKind = Field(default="scripted", description="scripted (replies from a script file, offline), "
                             "openai, azure, or openai_compatible (vLLM, Ollama, LM Studio, ...)")

@@ -25,15 +25,15 @@ class Settings(Strict):
     ``load_settings`` (``ufo_mobile.settings``) reads them from a task file, its defaults file and
     command-line overrides; from Python they can also be made directly, e.g.
     ``Settings(task={"text": "Turn on Wi-Fi"}, model={"kind": "openai", "name": "gpt-4o"})``. Only
-    ``task`` and ``model`` are required; ``device`` defaults to the built-in simulated phone. Unknown
-    keys are errors (pydantic's ``ValidationError``).
+    ``task`` and ``model`` are required; ``device.kind`` defaults to ``sim``, the built-in simulated
+    phone. Unknown keys are errors (pydantic's ``ValidationError``).
     """
 
     mode: Literal["direct", "reasoning", "codeact"] = Field(
         default="direct", description="direct: one agent, one action per reply; reasoning: a manager plans "
                                       "and an executor acts; codeact: the model writes Python that calls the tools")
     task: TaskSettings = Field(description="what the agent is asked to do")
-    device: DeviceSettings = Field(default=DeviceSettings(), description="the phone (default: the simulated one)")
+    device: DeviceSettings = Field(default=DeviceSettings(), description="the phone (kind sim: the simulated one)")
     model: ModelSettings = Field(description="the model every agent calls unless 'models' names its own")
     models: dict[ModelRole, ModelSettings] = Field(
         default_factory=dict, description="a model per role, each written as changes to 'model' (e.g. "

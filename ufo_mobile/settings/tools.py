@@ -21,8 +21,8 @@ class CustomToolSettings(Strict):
 
     name: str = Field(pattern=_TOOL_NAME, description="the name the model calls it by")
     function: str = Field(description="package.module:function; its parameters come from its signature")
-    description: str = Field(default="", description="what it does, for the model; empty = the function's "
-                                                     "docstring")
+    description: str = Field(default="", description="what it does, for the model; empty = the first "
+                                                     "paragraph of the function's docstring")
     deps: list[str] | None = Field(default=None, description="capabilities it needs; None = always offered")
 
     @field_validator("function")

@@ -38,7 +38,7 @@ class AdbDriver(AdbTextMixin, AdbAppsMixin, AdbScreenMixin, AdbDumpMixin):
     """A phone over the adb server (``device.kind: adb``), by adbutils alone.
 
     ``serial``: the phone (``host:port`` is ``adb connect``-ed first; None: the only phone ready);
-    ``client``: the adb server's client (default: 127.0.0.1:5037); ``timeout``: the bound on every
+    ``client``: the adb server's client (default: the local adb server); ``timeout``: the bound on every
     call, in seconds; ``label_cache_dir``: where app labels read from APKs are kept (None: memory
     only); ``display_id``: the display to capture on a multi-display phone.
     """

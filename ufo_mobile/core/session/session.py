@@ -57,7 +57,7 @@ class Session:
     """One run of one task: ``await Session(settings).run()`` gives its ``RunResult``.
 
     ``settings`` (``ufo_mobile.settings.load_settings`` reads them from a task file) say the task,
-    the model, the phone (``device:``; the simulated phone when none is named) and the limits. The
+    the model, the phone (``device:``, whose ``kind`` defaults to the simulated phone) and the limits. The
     pieces are built from them, with these in place of the settings' own where given:
 
     - ``device``: a ``DeviceDriver`` to use; ``model``: a ``ChatModel`` to use (both stay open for
@@ -105,9 +105,10 @@ class Session:
     async def run(self) -> RunResult:
         """Run the task to its end and return how it ended. Every run that ends gets a run directory
         under ``logs.dir`` with ``run.json`` (and ``report.html`` unless ``logs.report`` is off); a
-        failure of the phone or the model ends the run in FAIL with the reason rather than
+        failure of the phone, the model or a write ends the run in FAIL with the reason rather than
         raising. Raises ``ConfigError`` for settings that cannot be built, ``RunWriteError`` when
-        the run directory cannot be written, and re-raises an internal error after recording it."""
+        not even the final ``run.json`` can be written, and re-raises an internal error after
+        recording it."""
         async with self.opened() as live:
             ctx = live.context
             # The round runs as a task of its own, so that a second signal can abandon it (and only it).

@@ -90,7 +90,7 @@ class AgentState(ABC):
         return agent
 
     def is_round_end(self) -> bool:
-        """Whether this state ends the round (FINISH, FAIL): the round loop stops after its work."""
+        """Whether this state ends the round (FINISH, FAIL); its work then runs once, last."""
         return False
 
     def is_subtask_end(self) -> bool:
