@@ -68,9 +68,9 @@ def run_row(record: Mapping[str, Any], eval_dir: Path, page_dir: Path) -> rp.Row
     cells = [f"{m.text(task, 200)}<br><span class=\"muted small\">{m.text(record.get('kind', ''), 40)}</span>",
              rp.badge(word, tone),
              f"{m.text(why)}<br><span class=\"muted small\">{m.text(ending(record), 600)}</span>",
-             f'<span class="num">{m.count(record.get("steps"))}/{m.count(record.get("budget"))}</span>',
-             m.text(m.seconds(record.get("duration_seconds"))), m.text(_tokens(record)),
-             m.text(_cost(record.get("cost_usd"))),
+             rp.nowrap(f"{m.count(record.get('steps'))}/{m.count(record.get('budget'))}"),
+             rp.nowrap(m.text(m.seconds(record.get("duration_seconds")))), rp.nowrap(m.text(_tokens(record))),
+             rp.nowrap(m.text(_cost(record.get("cost_usd")))),
              rp.link(report_of(eval_dir, record), page_dir, "report", f"no report ({run_id or 'no run'})")]
     return rp.Row(tone, cells, key=task)
 
@@ -180,8 +180,8 @@ def _runs_links(records: Sequence[Mapping[str, Any]], eval_dir: Path, page_dir: 
     for r in records:
         word, tone = verdict(r)
         label = f"s{r.get('seed', 0)} {word}"
-        parts.append(f'<span class="badge {tone}">&nbsp;</span> '
-                     + rp.link(report_of(eval_dir, r), page_dir, label, f"{label} (no report)"))
+        parts.append(rp.nowrap(f"{rp.dot(tone)} "
+                               + rp.link(report_of(eval_dir, r), page_dir, label, f"{label} (no report)")))
     return "<br>".join(parts)
 
 

@@ -20,6 +20,7 @@ from ufo_mobile.core.trace.writer import dumps
 from ufo_mobile.fleet.scheduler import DONE, FAILED, INTERRUPTED, NOT_RUN, Attempt, TaskResult
 from ufo_mobile.report import runs_page as rp
 from ufo_mobile.report.markup import text
+from ufo_mobile.report.setup import setup_of_run
 from ufo_mobile.safe_text import printable
 
 JSONL, HTML = "batch.jsonl", "batch.html"
@@ -149,8 +150,8 @@ def _attempt_row(info: BatchInfo, result: TaskResult, attempt: Attempt) -> rp.Ro
     why = text(o.answer or o.reason, REASON_LIMIT) + (
         f' <span class="muted">({", ".join(notes)})</span>' if notes else "")
     cells = [f"{text(result.task.label)} {text(result.task.name, 80)}", rp.badge(result.state, tone),
-             str(o.attempt), text(o.phone, 80), status, str(o.steps), f"{o.duration_seconds:.1f} s",
-             f"{o.prompt_tokens + o.completion_tokens:,}", cost, why, link]
+             str(o.attempt), text(o.phone, 80), status, str(o.steps), rp.nowrap(f"{o.duration_seconds:.1f} s"),
+             rp.nowrap(f"{o.prompt_tokens + o.completion_tokens:,}"), rp.nowrap(cost), why, link]
     return rp.Row(tone, cells, key=f"{result.task.label}-a{o.attempt}")
 
 
@@ -162,6 +163,20 @@ def _task_rows(info: BatchInfo, result: TaskResult) -> list[rp.Row]:
     return [rp.Row(rp.OTHER, cells, key=result.task.label)]
 
 
+def setups(results: list[TaskResult]) -> list[str]:
+    """What the attempts ran with (``report/setup.py``'s line from each ``run.json``), each once."""
+    found: dict[str, None] = {}
+    for attempt in (a for r in results for a in r.attempts if a.outcome.run_dir):
+        try:
+            data = json.loads((Path(str(attempt.outcome.run_dir)) / "run.json").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        line = setup_of_run(data) if isinstance(data, dict) else None
+        if line:
+            found[line] = None
+    return list(found)
+
+
 def batch_page(info: BatchInfo, results: list[TaskResult]) -> rp.RunsPage:
     """``batch.html``'s content: the score, the batch's facts, a row per attempt with the failures first."""
     t = totals(results)
@@ -169,7 +184,8 @@ def batch_page(info: BatchInfo, results: list[TaskResult]) -> rp.RunsPage:
                 + (f", {t.interrupted} interrupted" if t.interrupted else "")
                 + (f", {t.not_run} not run" if t.not_run else ""))
     tone = rp.OK if t.finished == t.tasks else rp.FAIL if t.failed and not t.finished else rp.OTHER
-    facts = [("batch", info.batch_id), ("engine", info.engine), ("phones", ", ".join(info.phones)),
+    facts = [("batch", info.batch_id), *(("setup", line) for line in setups(results)), ("engine", info.engine),
+             ("phones", ", ".join(info.phones)),
              ("parallel", str(info.parallel)), ("started", info.started_at),
              ("duration", f"{info.duration_seconds:.1f} s"),
              ("tasks", f"{t.finished} finished, {t.failed} failed, "

@@ -69,6 +69,16 @@ def badge(word: str, tone: str) -> str:
     return f'<span class="badge {tone if tone in _RANK else OTHER}">{m.text(word, 40)}</span>'
 
 
+def dot(tone: str) -> str:
+    """A small coloured dot (beside a link to one run)."""
+    return f'<span class="dot {tone if tone in _RANK else OTHER}"></span>'
+
+
+def nowrap(html: str) -> str:
+    """A cell's HTML kept on one line (a number, a time, a link)."""
+    return f'<span class="nowrap">{html}</span>'
+
+
 def href(target: Path, page_dir: Path) -> str | None:
     """The relative, URL-quoted link from a page in ``page_dir`` to ``target``; None when the file
     does not exist (a page links only what is there)."""
@@ -145,7 +155,10 @@ table.runs td { padding: 5px 10px 5px 0; border-bottom: 1px solid var(--panel); 
 table.runs tr.fail td:first-child { box-shadow: inset 3px 0 0 var(--fail); padding-left: 8px; }
 table.runs tr.other td:first-child { box-shadow: inset 3px 0 0 var(--other); padding-left: 8px; }
 table.runs tr.ok td:first-child { padding-left: 8px; }
-td.num { text-align: right; white-space: nowrap; }
+table.runs td:first-child { min-width: 13em; }
+.nowrap { white-space: nowrap; }
+.dot { display: inline-block; width: 9px; height: 9px; border-radius: 50%; background: var(--other); }
+.dot.ok { background: var(--ok); } .dot.fail { background: var(--fail); }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600;
   color: #fff; background: var(--other); white-space: nowrap; }
 .badge.ok { background: var(--ok); } .badge.fail { background: var(--fail); }
