@@ -1,8 +1,11 @@
 """``python -m ufo_mobile eval SUITE``: measure an agent on a task suite, and compare two evaluations.
 
 An evaluation gets a directory of its own (``<log dir>/eval-<time>-<suite>-<random>/``) holding
-``results.jsonl`` (one record per run, written as each run ends), ``summary.json`` and the runs'
-directories under ``runs/``. Exit codes: 0 the evaluation ran (whatever its score; with
+``results.jsonl`` (one record per run, written as each run ends), ``summary.json``, ``eval.html``
+(the score and the runs, failures first, each linking its report: ``eval/page.py``) and the runs'
+directories under ``runs/``. At a terminal the runs in flight and the score so far are shown live
+(``eval/live.py``); elsewhere one whole line per run. ``--compare A B`` also writes its page in B's
+directory. Exit codes: 0 the evaluation ran (whatever its score; with
 ``--min-success`` 1 when the success rate is below it), 2 usage or configuration error (a log
 directory that cannot be written at the start included), ``EXIT_CANNOT_WRITE`` (3) a write failed
 on the way (a full disk): the evaluation stopped there, the records and scores of the runs that
@@ -60,8 +63,9 @@ def add_eval_parser(sub: Any) -> None:
         "eval", help="measure an agent on a task suite (success by checks on the phone's state), or compare two",
         description="Run every task of a suite (the shipped one is named 'suite') on a fresh simulated phone, "
                     "judge each run by its check on the phone's state (or on the answer), and print and write the "
-                    "results: results.jsonl (one record per run), summary.json, success rate, pass@k and totals. "
-                    "With --compare A B, put two evaluations side by side instead.")
+                    "results: results.jsonl (one record per run), summary.json, eval.html (the score and every "
+                    "run, failures first, each linking its report), success rate, pass@k and totals. With --compare "
+                    "A B, put two evaluations side by side instead.")
     ev.add_argument("suite", type=Path, nargs="*", metavar="SUITE",
                     help="suite folders or task files; 'suite' is the shipped suite")
     ev.add_argument("--tasks", metavar="PATTERNS",
@@ -88,8 +92,10 @@ def add_eval_parser(sub: Any) -> None:
     ev.add_argument("--min-success", type=fraction, metavar="RATE",
                     help="exit 1 when the success rate is below RATE (0-1), e.g. for CI")
     ev.add_argument("--compare", type=Path, nargs=2, metavar=("A", "B"),
-                    help="compare two evaluations (their results.jsonl, or the directories holding them)")
-    ev.add_argument("--quiet", action="store_true", help="no line per run, only the table and the scores")
+                    help="compare two evaluations (their results.jsonl, or the directories holding them); the "
+                         "page compare-<A>.html is written in B's directory")
+    ev.add_argument("--quiet", action="store_true",
+                    help="no line per run and no live view, only the table and the scores")
 
 
 def run_eval(args: argparse.Namespace, out: TextIO) -> int:
