@@ -3,9 +3,12 @@ report by a relative path that exists, run text escaped; and the command writes 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.unit.eval.conftest import SUITE
 from tests.unit.test_cli_runs import run_cli
@@ -116,3 +119,17 @@ def test_eval_writes_its_page_and_compare_writes_one_in_bs_directory(tmp_path: P
     page = path.read_text()
     assert [key for _, key in rows_of(page)] == ["clock-turn-off", "clock-impossible-delete"]
     assert len(hrefs(page)) == 4 and all((path.parent / h).is_file() for h in hrefs(page))
+
+
+def test_a_comparison_page_that_cannot_be_written_is_one_line_and_exit_3(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for side in ("a", "b"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "results.jsonl").write_text(json.dumps(record("x", side == "a")) + "\n")
+    blocked = compare_page_path(tmp_path / "a", tmp_path / "b")
+    (blocked / "in-the-way").mkdir(parents=True)  # a directory where the page would go
+    code, out = run_cli("eval", "--compare", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert code == 3 and "success rate: A 100.0% (1/1) -> B 0.0% (0/1), -100.0 points" in out
+    assert "report: " not in out
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: the comparison page could not be written: cannot write ")
