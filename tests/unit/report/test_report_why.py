@@ -13,6 +13,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from tests.unit.report.fake_runs import make_run, png
+from tests.unit.test_cli_runs import DEMO, only_run_dir, run_cli
 from ufo_mobile.core.ui.annotate import KIND_COLORS
 from ufo_mobile.report import render_report
 from ufo_mobile.report.images import CHANGED
@@ -165,3 +166,17 @@ def test_the_timeline_shows_when_each_step_ran_its_agent_and_its_cost(tmp_path: 
     totals = table[table.index('<tr class="totals">'):]
     assert "300 + 60" in totals and "$0.0030" in totals  # three steps of 100 + 20 tokens, $0.001 each
     assert page.index('id="timeline"') < page.index('class="transitions"') < page.index('id="steps"')
+
+
+def test_a_run_that_ends_with_an_action_keeps_the_screen_after_it(tmp_path: Path) -> None:
+    code, out = run_cli("run", str(DEMO), "--mode", "codeact", "--log-dir", str(tmp_path / "codeact"), "--quiet")
+    assert code == 0, out
+    run_dir = only_run_dir(tmp_path / "codeact")
+    assert (run_dir / "final.png").is_file()  # its last step's code called complete(): that step acted
+    page = (run_dir / "report.html").read_text()
+    steps = page.count('<article class="step"')
+    assert page.count('<figure class="shot after" data-after="') == steps  # every step acted, each has its after
+    assert _after_of(_figures(page, steps))["after"] == "final.png"
+    code, out = run_cli("run", str(DEMO), "--log-dir", str(tmp_path / "direct"), "--quiet")
+    assert code == 0, out
+    assert not (only_run_dir(tmp_path / "direct") / "final.png").exists()  # it ended with a reply, not an action
