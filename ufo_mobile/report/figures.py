@@ -26,7 +26,7 @@ from ufo_mobile.report.diff import Change, changed_boxes
 from ufo_mobile.report.images import CHANGED, HIGHLIGHT, Mark, changes_picture, open_rgb, picture
 from ufo_mobile.report.load import RunView, StepView
 
-AFTER_SIDE = 480  # the after screen is shown smaller than the before one: it is there to compare
+AFTER_SIDE = 540  # the after screen is kept smaller than the before one (both are shown 240 px wide)
 
 
 @dataclass(frozen=True)

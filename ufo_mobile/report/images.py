@@ -107,7 +107,7 @@ def changes_picture(image: Image.Image, boxes: Iterable[_Box], *, longest_side: 
     small = shrink(image, size) if size != image.size else image.copy()
     scale = small.width / image.width
     draw = ImageDraw.Draw(small)
-    line = max(2, round(max(small.size) / 240))
+    line = max(3, round(max(small.size) / 180))
     for box in boxes:
         left, top, right, bottom = (round(v * scale) for v in box)
         shown = (max(0, left), max(0, top), min(small.width - 1, max(left, right - 1)),

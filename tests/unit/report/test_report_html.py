@@ -52,6 +52,8 @@ def _hostile_run(tmp_path: Path) -> Path:
     (folder / "reply.txt").write_text(HOSTILE)
     (folder / "screen.txt").write_text(HOSTILE)
     (folder / "prompt.json").write_text(json.dumps([{"role": HOSTILE, "content": HOSTILE}]))
+    (folder / "state.json").write_text(json.dumps({"plan": [HOSTILE], "manager_memory": [HOSTILE],
+                                                   "current_subgoal": HOSTILE, "step_records": []}))
     lines = (run_dir / "steps.jsonl").read_text().splitlines()
     (run_dir / "steps.jsonl").write_text("\n".join([json.dumps(line), *lines[1:]]) + "\n")
     with (run_dir / "run.log").open("a") as f:
