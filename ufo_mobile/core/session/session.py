@@ -152,6 +152,7 @@ class Session:
             agent.run_id = self.run_id
             live = LiveRun(agent, ctx, device)
             yield live
+            await self._keep_after_screen(live)
             live.result = self._record(live, started, cache)
         except RunWriteError:
             raise  # even the final run.json could not be written: the next run marks this one cut off
@@ -221,6 +222,20 @@ class Session:
         writer.close()
         if self.settings.logs.report and writer.failure is None:
             await write_report(writer.run_dir, writer.thumbnails)
+
+    async def _keep_after_screen(self, live: LiveRun) -> None:
+        """``final.png`` for a run that did not fail (a failure keeps its own) but ended with a step
+        that acted (CodeAct's ``complete`` after its actions): the screen after that action, for the
+        report's before and after."""
+        ctx, final = live.context, live.final or live.agent
+        records = ctx.shared.step_records
+        if final.status == MobileAgentStatus.FAIL or ctx.device_lost or not records or records[-1].action is None:
+            return
+        limit = closing_limit(self.settings.device.command_timeout_seconds, lost=False)
+        try:
+            ctx.writer.write_file("final.png", await asyncio.wait_for(live.device.screenshot(), limit))
+        except (DeviceError, TimeoutError, NotImplementedError, RunWriteError) as exc:
+            ctx.logger.warning("final_screenshot_unavailable", error=str(exc) or f"no answer in {limit:g} s")
 
     def _notify(self, step: StepContext) -> None:
         if self.on_step is not None:
