@@ -125,6 +125,9 @@ async def test_a_reply_that_expects_a_screen_is_sent_only_when_the_screen_shows_
         await model.complete(seeing(SETTINGS_SCREEN.replace("click check=on", "click check=off")))
     plain = ScriptedModel(Script(replies=[{"expect": {"label": "Airplane mode"}, "reply": "text"}]))
     assert (await plain.complete(seeing())).text == "text"  # any control with the label, flags not asked
+    wrong = ScriptedModel(Script(replies=[{"expect": "Use Wi-Fi", "reply": "text"}]))
+    with pytest.raises(LLMError, match=r"reply 1 of scripted: 'expect' must be \{label: \.\.\., flag: \.\.\.\}"):
+        await wrong.complete(seeing())
 
 
 async def test_replies_without_labels_never_read_the_prompt() -> None:

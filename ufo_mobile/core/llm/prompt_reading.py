@@ -128,7 +128,8 @@ def number_for(controls: Sequence[ScreenControl], label: str, nth: int = 1) -> i
 def _marker(value: Any) -> tuple[str, int] | None:
     """``(label, nth)`` when ``value`` is a ``{label: ..., nth: ...}`` marker."""
     if isinstance(value, dict) and "label" in value and set(value) <= {"label", "nth"}:
-        return str(value["label"]), int(value.get("nth", 1))
+        nth = value.get("nth", 1)
+        return str(value["label"]), nth if isinstance(nth, int) and nth > 0 else 1
     return None
 
 

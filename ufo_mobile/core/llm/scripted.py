@@ -52,7 +52,7 @@ AFTER_FILE_POLL_SECONDS = 0.05  # how often a reply held by ``after_file`` looks
 WRAPPER_KEYS = frozenset({"reply", "delay_seconds", "after_file", "expect"})
 
 
-def _brief(entry: str | dict[str, Any]) -> str:
+def _brief(entry: Any) -> str:
     """A script entry on one short line, for an error message."""
     text = entry if isinstance(entry, str) else json.dumps(entry, ensure_ascii=False)
     text = printable(" ".join(text.split()))
@@ -113,6 +113,8 @@ class ScriptedModel:
         if not has_labels(entry) and not expect:
             return entry
         where = f"reply {index + 1} of {self.name}"
+        if expect and not (isinstance(expect, dict) and expect.get("label") and set(expect) <= {"label", "flag"}):
+            raise LLMError(f"{where}: 'expect' must be {{label: ..., flag: ...}} (flag optional), not {_brief(expect)}")
         controls = latest_screen(messages)
         if controls is None:
             raise LLMError(f"{where} reads the screen, but the prompt has no screen list")
