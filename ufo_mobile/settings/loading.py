@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from ufo_mobile import secret_env
 from ufo_mobile.errors import ConfigError
-from ufo_mobile.settings.document import SettingsDoc, read_settings_file
+from ufo_mobile.settings.document import SettingsDoc, read_settings_file, unset_error
 from ufo_mobile.settings.merge import merge
 from ufo_mobile.settings.root import Settings
 
@@ -66,6 +66,8 @@ def _load(paths: list[tuple[Path | None, bool]], overrides: Mapping[str, Any] | 
         docs.append(doc)
         merged = merge(merged, data)
     merged = merge(merged, overrides or {})
+    if (unset := unset_error(docs, merged, env)) is not None:
+        raise unset
     try:
         return Settings.model_validate(merged)
     except ValidationError as exc:
