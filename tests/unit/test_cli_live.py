@@ -186,6 +186,20 @@ def test_the_status_line_counts_the_seconds_and_is_erased_at_the_end() -> None:
     view.close()  # twice is harmless
 
 
+def test_a_tick_redraws_the_status_line_only_when_it_changed() -> None:
+    view, clock, out, _ = status()
+    view.open()
+    view.handle(phase(1, "llm_interaction"))
+    written = len(out.getvalue())
+    clock.now += 0.4
+    view.tick()  # still "0 s": nothing written
+    assert len(out.getvalue()) == written
+    clock.now += 0.7
+    view.tick()
+    assert screen_of(out.getvalue())[0] == ["step 1 · waiting for the model · 1 s"]
+    view.close()
+
+
 def test_the_status_line_never_wraps() -> None:
     view, _, out, _ = status(width=30)
     view.open()

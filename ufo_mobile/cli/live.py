@@ -24,7 +24,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console as RichConsole
 from rich.console import Group
@@ -34,6 +34,9 @@ from rich.text import Text
 from ufo_mobile.cli.console import Console, is_terminal
 from ufo_mobile.core.processors.base import RECORDING
 from ufo_mobile.core.trace.progress import Progress
+
+if TYPE_CHECKING:
+    from ufo_mobile.core.session import Session
 
 T = TypeVar("T")
 Clock = Callable[[], float]
@@ -144,6 +147,7 @@ class StatusView(PlainView):
                                         emoji=False)
         self.live = Live(Group(), console=self.rich, transient=True, auto_refresh=False)
         self.hidden = False
+        self.drawn = ""  # the status line on the terminal now
 
     def shows_thought(self) -> bool:
         return True
@@ -156,8 +160,10 @@ class StatusView(PlainView):
         return Text(status, style="dim", no_wrap=True, overflow="ellipsis") if status else Group()
 
     def changed(self) -> None:
-        if self.live.is_started:
+        status = self.status()
+        if self.live.is_started and status != self.drawn:  # a tick within the same second draws nothing
             self.live.update(self.render(), refresh=True)
+            self.drawn = status
 
     def above(self, line: str) -> None:
         if self.live.is_started:
@@ -178,7 +184,7 @@ class StatusView(PlainView):
             _SHOWING.remove(self)
         if self.console.sink == self.above:
             self.console.sink = None
-        self.hidden = False
+        self.hidden, self.drawn = False, ""
         if self.live.is_started:
             self.live.update(Group())
             self.live.stop()
@@ -187,7 +193,7 @@ class StatusView(PlainView):
         """Erase the status line for a while (a question on the terminal)."""
         if self.live.is_started:
             self.live.stop()
-            self.hidden = True
+            self.hidden, self.drawn = True, ""
 
     def show(self) -> None:
         """Show it again after ``hide``."""
@@ -218,6 +224,21 @@ def view_for(console: Console, *, quiet: bool, show_agent: bool) -> PlainView | 
     if is_terminal(console.out) and os.environ.get("TERM") != "dumb":
         return StatusView(console, show_agent=show_agent)
     return PlainView(console, show_agent=show_agent)
+
+
+def show_progress(session: Session, view: PlainView, console: Console) -> None:
+    """Show ``session``'s progress in ``view``: its events once it starts (after the session's own
+    ``on_start``), and each step's line (``Console.step``) when the step ends."""
+    before = session.on_start
+
+    def started(s: Session) -> None:
+        if s.context is not None:
+            s.context.on_progress = view.handle
+        if before is not None:
+            before(s)
+
+    session.on_start = started
+    session.on_step = lambda step: view.step_line(console.step(step))
 
 
 async def follow(view: PlainView, run: Awaitable[T], *, every: float = TICK_SECONDS,

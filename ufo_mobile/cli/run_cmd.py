@@ -22,7 +22,7 @@ from ufo_mobile.cli.common import (
     run_id,
 )
 from ufo_mobile.cli.console import Console
-from ufo_mobile.cli.live import follow, view_for
+from ufo_mobile.cli.live import follow, show_progress, view_for
 from ufo_mobile.cli.operator import TerminalOperator
 from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.errors import ConfigError, RunWriteError
@@ -129,8 +129,6 @@ def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool, m
     view = view_for(console, quiet=quiet, show_agent=session.settings.mode == "reasoning")
 
     def started(s: Session) -> None:
-        if view is not None and s.context is not None:
-            s.context.on_progress = view.handle
         if not quiet:
             setup = describe_setup(s.settings.model_dump(mode="json"), model=model)
             console.print(console.header(s.run_id, title, setup))
@@ -139,7 +137,7 @@ def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool, m
 
     session.on_start = started
     if view is not None:
-        session.on_step = lambda step: view.step_line(console.step(step))
+        show_progress(session, view, console)
     try:
         result = asyncio.run(follow(view, session.run()) if view is not None else session.run())
     except RunWriteError as exc:
