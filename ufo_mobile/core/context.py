@@ -72,9 +72,15 @@ class RunContext:
         return self.models.get(role, default)
 
     def progress(self, event: Progress) -> None:
-        """Tell whoever watches the run live (``on_progress``) what it is doing now."""
-        if self.on_progress is not None:
+        """Tell whoever watches the run live (``on_progress``) what it is doing now. A watcher that
+        fails (a terminal that went away) is logged and told nothing more: it never stops the run."""
+        if self.on_progress is None:
+            return
+        try:
             self.on_progress(event)
+        except Exception as exc:
+            self.on_progress = None
+            self.logger.warning("progress_watcher_failed", error=repr(exc))
 
     @property
     def cost(self) -> float | None:

@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
+from ufo_mobile.core.context import RunContext
 from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.llm.reply import AgentReply
 from ufo_mobile.core.memory.state import SharedState
 from ufo_mobile.core.processors.base import Processor
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.trace.progress import Progress, report, reporting
+from ufo_mobile.core.trace.writer import RunWriter
 from ufo_mobile.errors import DeviceError
 
 
@@ -55,7 +58,7 @@ class Phase:
         return None
 
 
-def step(run: Watched | None, number: int = 7, agent: str = "Executor") -> StepContext:
+def step(run: Watched | RunContext | None, number: int = 7, agent: str = "Executor") -> StepContext:
     return StepContext(run_id="r", step=number, agent_name=agent, request="do it", shared=SharedState(), run=run)
 
 
@@ -109,3 +112,30 @@ async def test_the_sink_is_the_steps_only_while_it_runs() -> None:
         report(Progress("phase", phase="outer again"))
     report(Progress("phase", phase="after"))
     assert [e.phase for e in told] == ["outer", "outer again"]
+
+
+class Warnings:
+    """A run logger that keeps its warnings."""
+
+    def __init__(self) -> None:
+        self.warnings: list[tuple[str, dict[str, Any]]] = []
+
+    def warning(self, event: str, **fields: Any) -> None:
+        self.warnings.append((event, fields))
+
+
+async def test_a_watcher_that_fails_is_logged_once_and_the_step_goes_on(tmp_path: Path) -> None:
+    told: list[Progress] = []
+
+    def broken(event: Progress) -> None:
+        told.append(event)
+        raise OSError(5, "Input/output error")  # the terminal went away
+
+    logger = Warnings()
+    run = RunContext("r", "do it", RunWriter(tmp_path / "run"), logger, on_progress=broken)
+    ctx = await Processor([Phase("data_collection"), Phase("llm_interaction", retry=True, thought="t")],
+                          recorder=record).process(step(run))
+    assert ctx.failed_phase is None and len(told) == 1 and run.on_progress is None
+    assert [event for event, _ in logger.warnings] == ["progress_watcher_failed"]
+    assert "Input/output error" in logger.warnings[0][1]["error"]
+    run.writer.close()
