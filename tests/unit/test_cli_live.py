@@ -200,6 +200,18 @@ def test_a_tick_redraws_the_status_line_only_when_it_changed() -> None:
     view.close()
 
 
+def test_before_the_first_step_the_status_line_says_the_phone_is_being_connected() -> None:
+    view, clock, out, _ = status()
+    view.open()
+    view.handle(Progress("phase", phase="connecting"))
+    clock.now += 3
+    view.tick()
+    assert screen_of(out.getvalue())[0] == ["connecting to the phone · 3 s"]
+    view.handle(phase(1, "data_collection"))
+    assert screen_of(out.getvalue())[0] == ["step 1 · observing the screen · 0 s"]
+    view.close()
+
+
 def test_the_status_line_never_wraps() -> None:
     view, _, out, _ = status(width=30)
     view.open()

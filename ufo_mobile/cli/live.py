@@ -42,8 +42,10 @@ T = TypeVar("T")
 Clock = Callable[[], float]
 
 MODEL_PHASE = "llm_interaction"
-PHASE_WORDS = {"data_collection": "observing the screen", MODEL_PHASE: "waiting for the model",
-               "action_execution": "acting", "memory_update": "updating memory", RECORDING: "recording",
+CONNECTING = "connecting"  # before the first step: the phone is opened and connected
+PHASE_WORDS = {CONNECTING: "connecting to the phone", "data_collection": "observing the screen",
+               MODEL_PHASE: "waiting for the model", "action_execution": "acting",
+               "memory_update": "updating memory", RECORDING: "recording",
                "replay": "checking the screen", "script": "running the script"}
 FIRST_WAIT, WAIT_EVERY, TICK_SECONDS, THOUGHT_LIMIT, AGENT_LIMIT = 10.0, 30.0, 0.5, 300, 40
 
@@ -101,7 +103,7 @@ class PlainView:
         """``step 3 · executor · waiting for the model · 4 s`` ("" with no phase in flight)."""
         if not self.phase:
             return ""
-        parts = [f"step {self.step}"]
+        parts = [f"step {self.step}"] if self.step else []
         if self.show_agent and self.agent:
             parts.append(self.console.safe(self.agent.lower(), AGENT_LIMIT))
         parts += [PHASE_WORDS.get(self.phase, self.console.safe(self.phase.replace("_", " "), AGENT_LIMIT)),
@@ -227,8 +229,9 @@ def view_for(console: Console, *, quiet: bool, show_agent: bool) -> PlainView | 
 
 
 def show_progress(session: Session, view: PlainView, console: Console) -> None:
-    """Show ``session``'s progress in ``view``: its events once it starts (after the session's own
-    ``on_start``), and each step's line (``Console.step``) when the step ends."""
+    """Show ``session``'s progress in ``view``: ``connecting to the phone`` once it starts (after
+    the session's own ``on_start``), then its events, and each step's line (``Console.step``) when
+    the step ends."""
     before = session.on_start
 
     def started(s: Session) -> None:
@@ -236,6 +239,7 @@ def show_progress(session: Session, view: PlainView, console: Console) -> None:
             s.context.on_progress = view.handle
         if before is not None:
             before(s)
+        view.handle(Progress("phase", phase=CONNECTING))  # until the first step starts
 
     session.on_start = started
     session.on_step = lambda step: view.step_line(console.step(step))
