@@ -22,6 +22,7 @@ from ufo_mobile.cli.common import (
     run_id,
 )
 from ufo_mobile.cli.console import Console
+from ufo_mobile.cli.live import follow, show_progress, view_for
 from ufo_mobile.cli.operator import TerminalOperator
 from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.errors import ConfigError, RunWriteError
@@ -121,9 +122,11 @@ def run_settings(args: argparse.Namespace) -> Settings:
 
 def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool, model: str | None = None) -> int:
     """Run ``session``, printing its header (``title``, then the mode, phone and model of the settings
-    in force; ``model`` names the model instead) and a line per step unless ``quiet``, then the
-    summary and where the report is; the exit code of ``run``."""
+    in force; ``model`` names the model instead), what each step in flight does and a line per step
+    unless ``quiet``, then the summary and where the report is; the exit code of ``run``."""
     console = Console(out, session.redactor)
+    # what a step in flight is doing, live (cli/live.py)
+    view = view_for(console, quiet=quiet, show_agent=session.settings.mode == "reasoning")
 
     def started(s: Session) -> None:
         if not quiet:
@@ -133,14 +136,17 @@ def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool, m
             console.print(f"note: {console.safe(s.resume_note)}")
 
     session.on_start = started
-    if not quiet:
-        session.on_step = lambda step: console.print(console.step(step))
+    if view is not None:
+        show_progress(session, view, console)
     try:
-        result = asyncio.run(session.run())
+        result = asyncio.run(follow(view, session.run()) if view is not None else session.run())
     except RunWriteError as exc:
         err(f"error: {console.safe(str(exc))}; the run could not record its end (the next run in "
             "this log directory marks it as cut off)")
         return EXIT_FAIL
+    finally:
+        if view is not None:
+            view.close()  # the terminal is left clean however the run ended
     console.print(console.summary(result.to_json()))
     if (result.run_dir / "report.html").is_file():
         console.print(f"report: {console.safe(str(result.run_dir / 'report.html'))}")
