@@ -14,8 +14,8 @@ import pytest
 from tests.fake_time import FakeTime
 from tests.integration.test_openai_client import ENV, KEY, assert_no_key_in, model_settings, server  # noqa: F401
 from tests.openai_server import OpenAIServer, chat
-from ufo_mobile import yamlio
 from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.base import Completion
 from ufo_mobile.core.llm.openai_chat import OpenAIChatModel
 from ufo_mobile.core.llm.scripted import ScriptedModel
 from ufo_mobile.core.session import Session
@@ -27,19 +27,32 @@ pytestmark = pytest.mark.integration
 SCRIPT = CONFIG_DIR / "tasks" / "scripts" / "demo_wifi.yaml"
 
 
-def replies_for(mode: str) -> list[str]:
-    data = yamlio.load_file(SCRIPT)
-    entries = data["replies"] if mode == "direct" else data["modes"][mode]
-    return [ScriptedModel._render(entry)[0] for entry in entries]
+async def replies_for(mode: str, settings: Settings) -> list[str]:
+    """The demo's replies for ``mode`` as the scripted model sends them on the in-process phone (the
+    controls the script names by label get that phone's numbers)."""
+    scripted = ScriptedModel(ScriptedModel.from_file(SCRIPT).script.for_mode(mode))
+    sent: list[str] = []
+
+    class Recording:
+        name = "recording"
+
+        async def complete(self, messages: Any, *, schema: Any = None) -> Completion:
+            completion = await scripted.complete(messages, schema=schema)
+            sent.append(completion.text)
+            return completion
+
+    result = await Session(settings, model=Recording(), device=SimDriver()).run()
+    assert result.status == "FINISH", result.reason
+    return sent
 
 
 @pytest.mark.parametrize("mode", ["direct", "reasoning", "codeact"])
 async def test_each_mode_runs_the_demo_through_the_openai_client(mode: str, server: OpenAIServer,  # noqa: F811
                                                                 tmp_path: Path) -> None:
-    answers = replies_for(mode)
-    server.push(*[chat(text, prompt_tokens=500, completion_tokens=40) for text in answers])
     settings = Settings(mode=mode, task=TaskSettings(text="Turn on Wi-Fi"), model=model_settings(server),
                         limits=LimitSettings(max_steps=10), logs=LogSettings(dir=tmp_path / "logs"))
+    answers = await replies_for(mode, settings.model_copy(update={"logs": LogSettings(dir=tmp_path / "scripted")}))
+    server.push(*[chat(text, prompt_tokens=500, completion_tokens=40) for text in answers])
     model = OpenAIChatModel.from_settings(settings.model, ENV, clock=FakeTime([0.5]).clock())
     driver = SimDriver()
     try:

@@ -20,6 +20,7 @@ import base64
 import io
 import json
 import signal
+import urllib.parse
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -141,6 +142,10 @@ async def _facts(page: Page) -> dict[str, Any]:
             breakVisible: breakBox ? breakBox.getBoundingClientRect().height > 0 : false,
             fonts: fonts.length, fontsLoaded: loaded.filter(r => r.status === 'fulfilled').length,
             highlighted: document.querySelectorAll('img[data-highlight]:not([data-highlight=""])').length,
+            links: [...document.querySelectorAll('a.full, a.full-size')].map(a => a.href),
+            afters: [...document.querySelectorAll('figure.after')].map(f => [f.dataset.after, f.innerText]),
+            legend: document.querySelectorAll('#legend li').length,
+            timeline: document.querySelectorAll('table.timeline tr[data-step]').length,
         };
     })()""")
 
@@ -154,10 +159,18 @@ def test_the_report_renders_in_chromium(tmp_path: Path, chromium: Chromium, make
     recorded = len((run_dir / "steps.jsonl").read_text().splitlines())
 
     async def look(page: Page) -> tuple[dict[str, Any], list[str], bytes]:
+        await page.call("Log.enable")  # console messages, CSP violations among them
         await _open(page, report)
-        return await _facts(page), page.requests(), await page.screenshot()
+        facts = await _facts(page)
+        facts["errors"] = [e["params"] for e in page.cdp.seen("Runtime.exceptionThrown", page.session)] + [
+            e["params"]["entry"] for e in page.cdp.seen("Log.entryAdded", page.session)
+            if e["params"]["entry"]["level"] == "error"]
+        facts["full"] = await _full_size(page, facts["links"][0]) if facts["links"] else None
+        return facts, page.requests(), await page.screenshot()
 
     facts, requests, png = in_page(chromium, look)
+    assert not facts["errors"], facts["errors"]
+    _check_why(run_dir, facts)
     assert facts["images"] >= recorded + (result["status"] != "FINISH") and facts["broken"] == 0, facts
     assert (facts["outcome"], facts["outcomeText"]) == (result["status"], result["status"])
     assert facts["steps"] == recorded and facts["articles"] >= recorded, facts
@@ -175,6 +188,27 @@ def test_the_report_renders_in_chromium(tmp_path: Path, chromium: Chromium, make
     (run_dir / "report.png").write_bytes(png)
     shot = Image.open(io.BytesIO(png))
     assert shot.width == 1280 and shot.height > 900
+
+
+async def _full_size(page: Page, url: str) -> dict[str, Any]:
+    """A full-size link opened in a tab of its own: the image it shows."""
+    tab = await Page.open(page.cdp)
+    await tab.goto(url)
+    return await tab.js("({width: document.images[0].naturalWidth, height: document.images[0].naturalHeight})")
+
+
+def _check_why(run_dir: Path, facts: dict[str, Any]) -> None:
+    """Every full-size link opens a file of the run; every action has its screen after (or, for a run
+    stopped before one was taken, says so); the legend and the timeline are there."""
+    lines = [json.loads(x) for x in (run_dir / "steps.jsonl").read_text().splitlines()]
+    acted = [x for x in lines if x.get("action") or x.get("outcomes")]
+    assert facts["links"] and all(u.startswith(run_dir.as_uri() + "/") for u in facts["links"]), facts["links"]
+    assert all(Path(urllib.parse.unquote(urllib.parse.urlparse(u).path)).is_file() for u in facts["links"])
+    assert facts["full"]["width"] > 0 and facts["full"]["height"] > facts["full"]["width"], facts["full"]  # a phone
+    assert len(facts["afters"]) == len(acted) >= 1, facts["afters"]
+    for after, words in facts["afters"]:
+        assert after or "the run stopped before the screen after this action was recorded" in words, words
+    assert facts["legend"] >= 8 and facts["timeline"] == facts["articles"] >= len(lines), facts
 
 
 def _tofu_font(chars: str) -> bytes:

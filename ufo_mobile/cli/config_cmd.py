@@ -49,6 +49,7 @@ def add_config_parser(sub: Any) -> None:
 
 
 def cmd_config(args: argparse.Namespace, out: TextIO) -> int:
+    """Run ``config``: the action its option names, else ``show_settings``; the exit code."""
     if args.path:
         print(shipped.CONFIG_DIR, file=out)
     elif args.copy is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from pydantic import ValidationError
@@ -77,12 +78,17 @@ class Console:
     def __init__(self, out: TextIO, redactor: Redactor | None = None) -> None:
         self.out = out
         self.redactor = redactor or Redactor()
+        # where ``print`` sends lines instead of ``out`` while a status line shows (``cli/live.py``)
+        self.sink: Callable[[str], None] | None = None
 
     def safe(self, text: str, limit: int | None = None) -> str:
         return printable(self.redactor.text(text), limit)
 
     def print(self, line: str = "") -> None:
-        print(line, file=self.out, flush=True)
+        if self.sink is not None:
+            self.sink(line)
+        else:
+            print(line, file=self.out, flush=True)
 
     def header(self, run_id: str, task: str, setup: str | None = None) -> str:
         """``run ID: TASK  [direct · simulated phone (in-process) · scripted model demo_wifi.yaml]``:

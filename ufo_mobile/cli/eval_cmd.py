@@ -1,8 +1,11 @@
 """``python -m ufo_mobile eval SUITE``: measure an agent on a task suite, and compare two evaluations.
 
 An evaluation gets a directory of its own (``<log dir>/eval-<time>-<suite>-<random>/``) holding
-``results.jsonl`` (one record per run, written as each run ends), ``summary.json`` and the runs'
-directories under ``runs/``. Exit codes: 0 the evaluation ran (whatever its score; with
+``results.jsonl`` (one record per run, written as each run ends), ``summary.json``, ``eval.html``
+(the score and the runs, failures first, each linking its report: ``eval/page.py``) and the runs'
+directories under ``runs/``. At a terminal the runs in flight and the score so far are shown live
+(``eval/live.py``); elsewhere one whole line per run. ``--compare A B`` also writes its page in B's
+directory. Exit codes: 0 the evaluation ran (whatever its score; with
 ``--min-success`` 1 when the success rate is below it), 2 usage or configuration error (a log
 directory that cannot be written at the start included), ``EXIT_CANNOT_WRITE`` (3) a write failed
 on the way (a full disk): the evaluation stopped there, the records and scores of the runs that
@@ -31,6 +34,8 @@ from ufo_mobile.core.session import install_stop_signals
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.eval import SuiteTask, load_suite, load_task, oracle_model
 from ufo_mobile.eval.campaign import BUILTIN_MODELS, BuiltinModel, Campaign, plan
+from ufo_mobile.eval.live import REASON_LIMIT, EvalBoard, LiveView, PlainView, QuietView
+from ufo_mobile.eval.page import PAGE_FILE, write_compare_page, write_eval_page
 from ufo_mobile.eval.results import (
     Comparison,
     ResultsWriter,
@@ -43,14 +48,13 @@ from ufo_mobile.eval.results import (
     write_summary,
 )
 from ufo_mobile.eval.table import Grid, show
+from ufo_mobile.report.setup import describe_setup
 from ufo_mobile.safe_text import printable
 from ufo_mobile.settings import Settings, load_base_settings
 from ufo_mobile.shipped import suite_path
 
 #: The evaluation stopped because a write failed (a full or read-only disk); not the agent's score.
 EXIT_CANNOT_WRITE = 3
-#: How much of a run's reason or a check's explanation (the model's words) is printed; the rest is counted.
-REASON_LIMIT = 300
 
 
 def add_eval_parser(sub: Any) -> None:
@@ -59,8 +63,9 @@ def add_eval_parser(sub: Any) -> None:
         "eval", help="measure an agent on a task suite (success by checks on the phone's state), or compare two",
         description="Run every task of a suite (the shipped one is named 'suite') on a fresh simulated phone, "
                     "judge each run by its check on the phone's state (or on the answer), and print and write the "
-                    "results: results.jsonl (one record per run), summary.json, success rate, pass@k and totals. "
-                    "With --compare A B, put two evaluations side by side instead.")
+                    "results: results.jsonl (one record per run), summary.json, eval.html (the score and every "
+                    "run, failures first, each linking its report), success rate, pass@k and totals. With --compare "
+                    "A B, put two evaluations side by side instead.")
     ev.add_argument("suite", type=Path, nargs="*", metavar="SUITE",
                     help="suite folders or task files; 'suite' is the shipped suite")
     ev.add_argument("--tasks", metavar="PATTERNS",
@@ -87,8 +92,10 @@ def add_eval_parser(sub: Any) -> None:
     ev.add_argument("--min-success", type=fraction, metavar="RATE",
                     help="exit 1 when the success rate is below RATE (0-1), e.g. for CI")
     ev.add_argument("--compare", type=Path, nargs=2, metavar=("A", "B"),
-                    help="compare two evaluations (their results.jsonl, or the directories holding them)")
-    ev.add_argument("--quiet", action="store_true", help="no line per run, only the table and the scores")
+                    help="compare two evaluations (their results.jsonl, or the directories holding them); the "
+                         "page compare-<A>.html is written in B's directory")
+    ev.add_argument("--quiet", action="store_true",
+                    help="no line per run and no live view, only the table and the scores")
 
 
 def run_eval(args: argparse.Namespace, out: TextIO) -> int:
@@ -96,9 +103,7 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     if args.compare is not None:
         if args.suite:
             raise ConfigError("give a suite to run, or --compare A B, not both", key="--compare")
-        a, b = args.compare
-        print_comparison(console, compare(read_results(a), read_results(b)), a, b)
-        return EXIT_OK
+        return run_compare(console, *args.compare)
     if not args.suite:
         raise ConfigError("give a suite folder or task files (the shipped suite is 'suite')", key="suite")
     args.suite = [suite_path(path) for path in args.suite]
@@ -110,31 +115,32 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
             oracle_model(planned.instance, settings.mode)
     directory = eval_dir(settings.logs.dir, args.suite[0])
     writer = ResultsWriter(directory)
-    done = 0
+    board = EvalBoard(runs)
+    view = (QuietView(console, board) if args.quiet else LiveView(console, board) if console.is_terminal
+            else PlainView(console, board))
 
     def on_record(record: dict[str, Any]) -> None:
-        nonlocal done
-        done += 1
         try:
             writer.write(record)
         except RunWriteError as exc:  # kept in memory: still in the table, the scores and summary.json
             campaign.cannot_write(exc)
-        if not args.quiet:
-            console.print(progress_line(record, done, len(runs)), markup=False, highlight=False)
+        view.ended(record)
 
     campaign = Campaign(runs, settings=settings, log_dir=directory / "runs", builtin=builtin,
-                        parallel=args.parallel, on_record=on_record)
+                        parallel=args.parallel, on_record=on_record, on_event=view.event)
     if not args.quiet:  # --quiet: only the table and the scores
         console.print(f"eval: {len(tasks)} tasks x {args.repeat} = {len(runs)} runs, model "
                       f"{printable(campaign.model_label)}, mode {settings.mode} -> {printable(str(directory))}",
                       markup=False, highlight=False)
     started = time.monotonic()
     try:
-        records = asyncio.run(_run(campaign))
+        with view:
+            records = asyncio.run(_run(campaign))
     finally:
         writer.close()
     meta = {"suite": [str(p) for p in args.suite], "model": campaign.model_label, "mode": settings.mode,
-            "repeat": args.repeat, "seed": args.seed, "planned_runs": len(runs), "stopped": campaign.stopped,
+            "setup": eval_setup(settings, builtin), "repeat": args.repeat, "seed": args.seed,
+            "planned_runs": len(runs), "stopped": campaign.stopped,
             "wall_seconds": round(time.monotonic() - started, 3)}
     return end_eval(console, campaign, records, meta, writer.path, min_success=args.min_success)
 
@@ -144,7 +150,7 @@ def end_eval(console: RichConsole, campaign: Campaign, records: list[dict[str, A
     """Write ``summary.json`` (``meta`` and the scores) next to ``results`` (the ``results.jsonl``),
     print the table, the scores and how the evaluation ended; the exit code."""
     summary = summarize(records) if records else None
-    summary_error: RunWriteError | None = None
+    summary_error = page_error = page = None
     if summary is None:
         console.print(f"no run ended ({printable(campaign.stopped or 'nothing to run')})", markup=False)
     else:
@@ -152,6 +158,10 @@ def end_eval(console: RichConsole, campaign: Campaign, records: list[dict[str, A
             write_summary(results.parent, summary, meta)
         except RunWriteError as exc:
             summary_error = exc
+        try:
+            page = write_eval_page(results.parent, records, summary, meta)
+        except RunWriteError as exc:
+            page_error = exc
         print_results(console, records, summary)
     if campaign.stopped is not None:
         stopped = summary.totals.interrupted if summary is not None else 0
@@ -159,11 +169,14 @@ def end_eval(console: RichConsole, campaign: Campaign, records: list[dict[str, A
                       f"{meta['planned_runs']} runs ended" + (f", {stopped} interrupted" if stopped else "")
                       + "; the records of every run are kept", markup=False, highlight=False)
     console.print(f"results: {printable(str(results))}", markup=False, highlight=False)
-    if campaign.write_error is not None or summary_error is not None:
-        err(f"error: {cannot_write_line(campaign.write_error, summary_error, summary is not None)}")
+    if page is not None:
+        console.print(f"report: {printable(str(page))}", markup=False, highlight=False)
+    failed = campaign.write_error is not None or summary_error is not None or page_error is not None
+    if failed:
+        err(f"error: {cannot_write_line(campaign.write_error, summary_error, summary is not None, page_error)}")
     if campaign.stop_signal is not None:
         return 128 + campaign.stop_signal
-    if campaign.write_error is not None or summary_error is not None:
+    if failed:
         return EXIT_CANNOT_WRITE
     if campaign.stopped is not None:
         return 128 + signal.SIGINT
@@ -173,9 +186,12 @@ def end_eval(console: RichConsole, campaign: Campaign, records: list[dict[str, A
     return EXIT_OK
 
 
-def cannot_write_line(first: RunWriteError | None, summary_error: RunWriteError | None, ended: bool) -> str:
-    """The one line that says what could not be written, and whether ``summary.json`` was."""
+def cannot_write_line(first: RunWriteError | None, summary_error: RunWriteError | None, ended: bool,
+                      page_error: RunWriteError | None = None) -> str:
+    """The one line that says what could not be written, and whether ``summary.json`` (and ``eval.html``) was."""
     parts = [printable(str(first))] if first is not None else []
+    if page_error is not None:
+        parts.append(f"{PAGE_FILE} could not be written: {printable(str(page_error))}")
     if summary_error is not None:
         parts.append(f"summary.json could not be written either: {printable(str(summary_error))}"
                      if first is not None else f"summary.json could not be written: {printable(str(summary_error))}")
@@ -244,6 +260,26 @@ def eval_settings(args: argparse.Namespace) -> tuple[BuiltinModel | None, Settin
     return builtin, settings
 
 
+def eval_setup(settings: Settings, builtin: BuiltinModel | None) -> str:
+    """The line that says what the runs ran with (``report/setup.py``): mode, phone, model."""
+    model = {"oracle": "oracle (each task's own reply script)", "give-up": "give-up (a model that fails at once)"}
+    return describe_setup(settings.model_dump(mode="json"), model=model[builtin] if builtin is not None else None)
+
+
+def run_compare(console: RichConsole, a: Path, b: Path) -> int:
+    """``--compare A B``: the comparison printed, and its page written in B's directory."""
+    records_a, records_b = read_results(a), read_results(b)
+    comparison = compare(records_a, records_b)
+    print_comparison(console, comparison, a, b)
+    try:
+        page = write_compare_page(comparison, records_a, records_b, a, b)
+    except RunWriteError as exc:
+        err(f"error: the comparison page could not be written: {printable(str(exc))}")
+        return EXIT_CANNOT_WRITE
+    console.print(f"report: {printable(str(page))}", markup=False, highlight=False)
+    return EXIT_OK
+
+
 def eval_dir(log_dir: Path, suite: Path) -> Path:
     name = (suite.name if suite.is_dir() else suite.stem) or "suite"
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -254,19 +290,7 @@ def _console(out: TextIO) -> RichConsole:
     """A rich console on ``out``: colours and tables only on a terminal; elsewhere plain lines that are
     never wrapped (``soft_wrap``), whatever the width (``COLUMNS``) says."""
     tty = is_terminal(out)
-    return RichConsole(file=out, highlight=False, markup=False, emoji=False, soft_wrap=not tty)
-
-
-def progress_line(record: dict[str, Any], done: int, total: int) -> str:
-    """A run's line as it ends; whole (never cut to a width), only the model's reason bounded."""
-    reason = printable(str(record["reason"]), REASON_LIMIT)
-    if is_interrupted(record):  # it did not end: not judged, and not the agent's failure
-        ended = f"interrupted ({reason})"
-    else:
-        outcome = record["status"] if record["status"] == "FINISH" else f"{record['status']} ({reason})"
-        ended = f"{'PASS' if record['passed'] else 'fail'}  {outcome}"
-    return printable(f"[{done}/{total}] {record['task_id']} s{record['seed']}: {ended}  "
-                     f"{record['steps']}/{record['budget']} steps  {record['duration_seconds']:.1f}s")
+    return RichConsole(file=out, force_terminal=tty, highlight=False, markup=False, emoji=False, soft_wrap=not tty)
 
 
 def _cost(value: float | None) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import TextIO
 
+from ufo_mobile.cli.live import status_hidden
 from ufo_mobile.core.agents.human import (
     AskAnswer,
     AskRequest,
@@ -31,11 +32,13 @@ class TerminalOperator:
         self.out = out
 
     async def _ask(self, lines: list[str], prompt: str) -> str | None:
-        """Print the question, then one answer line (None at end of input)."""
-        for line in lines:
-            print(line, file=self.out)
-        print(prompt, end="", file=self.out, flush=True)
-        answer = await run_in_daemon_thread(self.stdin.readline, name="ufo-operator")
+        """Print the question, then one answer line (None at end of input); no status line shows
+        on the terminal meanwhile."""
+        with status_hidden():
+            for line in lines:
+                print(line, file=self.out)
+            print(prompt, end="", file=self.out, flush=True)
+            answer = await run_in_daemon_thread(self.stdin.readline, name="ufo-operator")
         return None if answer == "" else answer.strip()
 
     async def take_over(self, request: TakeoverRequest) -> TakeoverAnswer:

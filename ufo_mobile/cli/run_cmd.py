@@ -24,6 +24,7 @@ from ufo_mobile.cli.common import (
 )
 from ufo_mobile.cli.console import Console
 from ufo_mobile.cli.goal import ask_yes_no, task_or_goal
+from ufo_mobile.cli.live import follow, show_progress, view_for
 from ufo_mobile.cli.operator import TerminalOperator
 from ufo_mobile.core.device.choice import choose_device
 from ufo_mobile.core.session import RunResult, Session
@@ -103,7 +104,7 @@ def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
     at_terminal = sys.stdin is not None and sys.stdin.isatty()
     settings = run_settings(args, ask=ask_yes_no if at_terminal else None)
     # a person at a terminal can take over the phone and approve actions; without one, nobody can
-    operator = TerminalOperator(sys.stdin, sys.stderr) if sys.stdin is not None and sys.stdin.isatty() else None
+    operator = TerminalOperator(sys.stdin, sys.stderr) if at_terminal else None
     session = Session(settings, handle_signals=True, run_id=args.run_id, operator=operator,
                             resume=args.resume)
     return run_at_terminal(session, settings.task.text, out, quiet=args.quiet)
@@ -152,9 +153,11 @@ def load_run(args: argparse.Namespace) -> Loaded:
 
 def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool, model: str | None = None) -> int:
     """Run ``session``, printing its header (``title``, then the mode, phone and model of the settings
-    in force; ``model`` names the model instead) and a line per step unless ``quiet``, then the
-    summary and where the report is; the exit code of ``run``."""
+    in force; ``model`` names the model instead), what each step in flight does and a line per step
+    unless ``quiet``, then the summary and where the report is; the exit code of ``run``."""
     console = Console(out, session.redactor)
+    # what a step in flight is doing, live (cli/live.py)
+    view = view_for(console, quiet=quiet, show_agent=session.settings.mode == "reasoning")
 
     def started(s: Session) -> None:
         if not quiet:
@@ -164,14 +167,17 @@ def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool, m
             console.print(f"note: {console.safe(s.resume_note)}")
 
     session.on_start = started
-    if not quiet:
-        session.on_step = lambda step: console.print(console.step(step))
+    if view is not None:
+        show_progress(session, view, console)
     try:
-        result = asyncio.run(session.run())
+        result = asyncio.run(follow(view, session.run()) if view is not None else session.run())
     except RunWriteError as exc:
         err(f"error: {console.safe(str(exc))}; the run could not record its end (the next run in "
             "this log directory marks it as cut off)")
         return EXIT_FAIL
+    finally:
+        if view is not None:
+            view.close()  # the terminal is left clean however the run ended
     console.print(console.summary(result.to_json()))
     if (result.run_dir / "report.html").is_file():
         console.print(f"report: {console.safe(str(result.run_dir / 'report.html'))}")

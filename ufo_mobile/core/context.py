@@ -6,6 +6,10 @@ Stopping, in three strengths: ``interrupt`` (the first Ctrl-C or SIGTERM) cancel
 or connect, which is still recorded, and the agent ends in FAIL with the reason; ``abandon`` (the
 second) cancels the whole run at once, and the session records FAIL with the same reason without
 waiting for anything else.
+
+Watching it live: ``on_progress`` receives what the run is doing now (``progress``: a phase that
+starts, the model's thought, a retry; ``ufo_mobile/core/trace/progress.py``), ``on_step`` each step
+that ended.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ufo_mobile.core.llm.base import ChatModel, Usage
 from ufo_mobile.core.memory.execution import ExecutionState
 from ufo_mobile.core.memory.state import SharedState
+from ufo_mobile.core.trace.progress import Progress
 from ufo_mobile.core.trace.writer import RunWriter
 
 if TYPE_CHECKING:
@@ -42,6 +47,7 @@ class RunContext:
     stop_signal: int | None = None
     abandoned: bool = False
     on_step: Callable[[StepContext], None] | None = None
+    on_progress: Callable[[Progress], None] | None = None  # what the run is doing now (see ``progress``)
     current_step_task: asyncio.Task[Any] | None = field(default=None, repr=False)
     current_step: StepContext | None = field(default=None, repr=False)
     run_task: asyncio.Task[Any] | None = field(default=None, repr=False)
@@ -64,6 +70,17 @@ class RunContext:
     def model_for(self, role: str, default: ChatModel) -> ChatModel:
         """The model of ``role`` when the settings name one (``models``), else ``default``."""
         return self.models.get(role, default)
+
+    def progress(self, event: Progress) -> None:
+        """Tell whoever watches the run live (``on_progress``) what it is doing now. A watcher that
+        fails (a terminal that went away) is logged and told nothing more: it never stops the run."""
+        if self.on_progress is None:
+            return
+        try:
+            self.on_progress(event)
+        except Exception as exc:
+            self.on_progress = None
+            self.logger.warning("progress_watcher_failed", error=repr(exc))
 
     @property
     def cost(self) -> float | None:

@@ -109,6 +109,7 @@ class Phone:
 
     @property
     def serial(self) -> str:
+        """The driver's name for the phone (the adb serial, or ``sim``)."""
         return self.driver.serial
 
     # --- the redactor ----------------------------------------------------------------------

@@ -2,11 +2,12 @@
 
 ``plan`` lists the runs; ``Campaign.run`` runs them, ``parallel`` at a time (each on its own
 in-process phone), and hands each finished run's record to ``on_record`` as soon as it is judged,
-so the caller can write it before the next one ends. ``Campaign.stop`` (Ctrl-C, SIGTERM) interrupts
-the runs in flight, which record their step and end in FAIL as a single run does, and starts no
-more: the records of every run that ended are kept. A write that fails (a full disk: a run's
-directory, or the caller's records, ``cannot_write``) stops the campaign the same way: every later
-run would fail for the disk, not for the agent.
+so the caller can write it before the next one ends, and tells ``on_event`` (a ``RunEvent``) when
+a run starts, ends a step and ends, for a live view of the runs in flight. ``Campaign.stop``
+(Ctrl-C, SIGTERM) interrupts the runs in flight, which record their step and end in FAIL as a
+single run does, and starts no more: the records of every run that ended are kept. A write that
+fails (a full disk: a run's directory, or the caller's records, ``cannot_write``) stops the
+campaign the same way: every later run would fail for the disk, not for the agent.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, Literal
 from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.device.sim import SimDriver
 from ufo_mobile.core.llm.base import ChatModel
+from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.session import RunGroup
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.eval.runner import give_up_model, oracle_model, run_task
@@ -42,6 +44,15 @@ class EvalRun:
     repeat: int
 
 
+@dataclass(frozen=True)
+class RunEvent:
+    """A run of the plan (``index``) started, ended a step (``steps``: of its budget, so far) or ended."""
+
+    kind: Literal["start", "step", "end"]
+    index: int
+    steps: int = 0
+
+
 def plan(tasks: Sequence[SuiteTask], *, repeat: int = 1, seed: int = 0) -> list[EvalRun]:
     """Each task ``repeat`` times, the ``r``-th run with the variant of seed ``seed + r``, task by task.
 
@@ -57,6 +68,7 @@ class Campaign:
     def __init__(self, runs: Sequence[EvalRun], *, settings: Settings, log_dir: Path,
                  builtin: BuiltinModel | None = None, parallel: int = 1,
                  on_record: Callable[[dict[str, Any]], None] | None = None,
+                 on_event: Callable[[RunEvent], None] | None = None,
                  driver: Callable[[SimPhone], DeviceDriver] = SimDriver) -> None:
         if parallel < 1:
             raise ValueError("parallel must be at least 1")
@@ -66,6 +78,7 @@ class Campaign:
         self.builtin = builtin
         self.parallel = parallel
         self.on_record = on_record
+        self.on_event = on_event or (lambda event: None)
         self.driver = driver
         self.runs_in_flight = RunGroup()
         self.stopped: str | None = None  # why the campaign was stopped, if it was
@@ -74,6 +87,7 @@ class Campaign:
 
     @property
     def model_label(self) -> str:
+        """The model as the results name it: ``oracle``, ``give-up``, ``openai:gpt-4o``, ``scripted:<file>``."""
         if self.builtin is not None:
             return self.builtin
         model = self.settings.model
@@ -120,7 +134,7 @@ class Campaign:
             async with gate:
                 if self.stopped is not None:
                     return
-                record = await self._run_one(planned)
+                record = await self._run_one(index, planned)
                 if record is None:
                     return
                 records[index] = record
@@ -130,14 +144,19 @@ class Campaign:
         await asyncio.gather(*(one(i, r) for i, r in enumerate(self.runs)))
         return [records[i] for i in sorted(records)]
 
-    async def _run_one(self, planned: EvalRun) -> dict[str, Any] | None:
+    async def _run_one(self, index: int, planned: EvalRun) -> dict[str, Any] | None:
         """The run's record; ``None`` when the run could not even record its start or its end."""
         instance = planned.instance
         control = self.runs_in_flight.join()
+
+        def stepped(step: StepContext) -> None:
+            self.on_event(RunEvent("step", index, step.shared.steps_used))
+
+        self.on_event(RunEvent("start", index))
         try:
             outcome = await run_task(instance, log_dir=self.log_dir, model=self.model_for(instance),
                                      settings=self._settings_for(instance), driver=self.driver,
-                                     on_start=control.started)
+                                     on_start=control.started, on_step=stepped)
         except RunWriteError as exc:  # the run's final run.json did not fit: nothing to judge it by
             self.cannot_write(exc)
             return None
@@ -148,6 +167,7 @@ class Campaign:
             return None
         finally:
             self.runs_in_flight.leave(control)
+            self.on_event(RunEvent("end", index))
         if outcome.write_failure is not None:
             self.cannot_write(outcome.write_failure)
         return {**outcome.to_json(), "repeat": planned.repeat, "model": self.model_label, "mode": self.settings.mode}

@@ -74,6 +74,8 @@ class _Strict(BaseModel):
 
 
 class StateRef(_Strict):
+    """A value in an app's state to compare with: ``path`` in ``app``'s state (the task's app by default)."""
+
     app: str | None = None
     path: str = Field(min_length=1)
 

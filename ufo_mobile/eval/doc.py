@@ -53,6 +53,7 @@ class Doc:
         return 1
 
     def error(self, message: str, key: Sequence[str], *, line: int | None = None) -> ConfigError:
+        """A ``ConfigError`` naming this file, ``key`` and its line (``line`` if given)."""
         return ConfigError(message, path=str(self.path), key=printable(".".join(key)) or None,
                            line=line or self.line_of(key))
 

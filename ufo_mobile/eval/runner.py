@@ -19,6 +19,7 @@ from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.device.sim import SimDriver
 from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.core.trace.runs import read_steps
@@ -68,6 +69,7 @@ class TaskOutcome:
     write_failure: RunWriteError | None = field(default=None, repr=False, compare=False)  # it cut the run off
 
     def to_json(self) -> dict[str, Any]:
+        """The outcome as JSON-ready data, as ``results.jsonl`` holds it."""
         data = asdict(replace(self, write_failure=None))
         del data["write_failure"]
         data["run_dir"] = str(self.run_dir)
@@ -134,7 +136,8 @@ def default_settings() -> Settings:
 async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | None = None,
                    settings: Settings | None = None, run_id: str | None = None,
                    driver: Callable[[SimPhone], DeviceDriver] = SimDriver,
-                   on_start: Callable[[Session], None] | None = None) -> TaskOutcome:
+                   on_start: Callable[[Session], None] | None = None,
+                   on_step: Callable[[StepContext], None] | None = None) -> TaskOutcome:
     """Run ``instance`` once and judge it.
 
     Args:
@@ -146,12 +149,13 @@ async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | 
         driver: the driver over the task's phone (a ``SimDriver`` subclass, say, whose screenshots
             are cheap, for tests that only look at the state).
         on_start: called with the session once its run directory exists (to interrupt it, say).
+        on_step: called with each step as it ends (to show progress).
     """
     base = settings or default_settings()
     phone = build_phone(instance, width=base.device.sim.width, height=base.device.sim.height)
     device = driver(phone)
     session = Session(run_settings(instance, base, log_dir), device=device, model=model, run_id=run_id,
-                            on_start=on_start)
+                      on_start=on_start, on_step=on_step)
     result = await session.run()
     # a run that a failed write ended (a full disk) did not end on its own either: not the agent's failure
     failure = session.context.writer.failure if session.context is not None else None

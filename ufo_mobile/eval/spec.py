@@ -60,6 +60,8 @@ class _Strict(BaseModel):
 
 
 class Setup(_Strict):
+    """A task's ``setup:``: the simulated phone it starts from."""
+
     install: list[str] = Field(default_factory=list, description="shipped apps to install (by package)")
     start_app: str | None = Field(default=None, description="the app in front at the start; None = home")
     state: dict[str, dict[str, Any]] = Field(default_factory=dict, description="package -> {variable: value}")
@@ -90,18 +92,22 @@ class SuiteTask:
 
     @property
     def id(self) -> str:
+        """The task's id (``id:`` in its file)."""
         return self.spec.id
 
     @property
     def source(self) -> Path:
+        """The task file."""
         return self.doc.path
 
     @property
     def oracle_path(self) -> Path | None:
+        """The oracle's reply script, if the task has one."""
         return self.oracle_doc.path if self.oracle_doc is not None else None
 
     @property
     def kind(self) -> TaskKind:
+        """impossible (the agent should FAIL), retrieval (the check reads the answer) or feasible."""
         if self.spec.expect == "fail":
             return "impossible"
         return "retrieval" if _mentions_answer(self.spec.check) else "feasible"

@@ -23,6 +23,7 @@ MAX_MEMBERS = 200_000
 
 
 def pack(run_dir: Path) -> bytes:
+    """``run_dir`` as a gzip'd tar (without its lock and symbolic links), to send back from a worker."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=1) as tar:
         for path in sorted(run_dir.rglob("*")):

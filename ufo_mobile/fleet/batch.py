@@ -35,6 +35,8 @@ DEFAULT_DEVICES = "sim:1"
 
 @dataclass
 class BatchOptions:
+    """What ``python -m ufo_mobile batch`` was asked for: the task files and the options of the command."""
+
     tasks: list[Path]
     devices: str | None = None  # None: sim:1 (local), or every phone the Ray nodes advertise (--address)
     parallel: int | None = None  # None: one run per phone
@@ -80,10 +82,12 @@ def load_tasks(options: BatchOptions) -> list[Task]:
 
 
 def new_batch_id() -> str:
+    """``batch-20261121-143005-3fa2``: sortable and unique."""
     return f"batch-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
 
 def make_batch_dir(log_dir: Path, batch_id: str) -> Path:
+    """Create ``log_dir/batch_id``; one that exists, or cannot be made, is a ``ConfigError``."""
     path = log_dir / batch_id
     try:
         path.mkdir(parents=True)
@@ -96,6 +100,8 @@ def make_batch_dir(log_dir: Path, batch_id: str) -> Path:
 
 @dataclass
 class Prepared:
+    """A batch ready to run (``prepare``): its tasks, phones, engine and record."""
+
     tasks: list[Task]
     phones: list[Phone]
     engine: LocalEngine | RayEngine
@@ -157,6 +163,7 @@ class BatchRun:
 
     # Notices: each ended attempt goes to batch.jsonl at once, then to the view.
     def attempt_ended(self, result: TaskResult, attempt: Attempt) -> None:
+        """Record the attempt in ``batch.jsonl``, then show it."""
         try:
             results.append_attempt(self.info, result, attempt)
         except RunWriteError as exc:
@@ -164,9 +171,11 @@ class BatchRun:
         self.view.attempt_ended(result, attempt)
 
     def notice(self, line: str) -> None:
+        """Show a line to the user."""
         self.view.notice(line)
 
     async def execute(self) -> list[TaskResult]:
+        """Run the batch under signal handling, write its record, and return every task's result."""
         started = time.monotonic()
         restore = self._install_signals()
         try:
@@ -194,6 +203,7 @@ class BatchRun:
 
 
 def exit_code(found: list[TaskResult], signum: int | None) -> int:
+    """The command's exit status: 0 when every task finished, 1 otherwise, 128 + the signal that stopped it."""
     if signum is not None:
         return 128 + signum
     return 0 if all(r.state == DONE for r in found) else 1

@@ -94,6 +94,9 @@ def _host_port(item: str, text: str) -> tuple[str, int]:
 
 
 def parse_item(item: str) -> Source:
+    """One item of ``--devices``: ``sim``, ``sim:N``, a serial, ``HOST:PORT``, ``SERIAL@HOST:PORT``,
+    ``@HOST:PORT`` (every phone of that adb server) or ``@`` (every phone of the local one).
+    A malformed item is a ``ConfigError``."""
     if item == "sim":
         return Source("sim", count=1)
     if item.startswith("sim:"):
@@ -136,6 +139,7 @@ def parse_devices(text: str) -> list[Source]:
 
 
 def sim_phones(count: int) -> list[Phone]:
+    """``count`` simulated phones, named ``sim-1``, ``sim-2``, ..."""
     return [Phone("sim", f"sim-{n}") for n in range(1, count + 1)]
 
 
@@ -151,6 +155,7 @@ class AdbPool:
         self._clients: dict[tuple[str, int | None], Any] = {}
 
     def client(self, host: str = LOCAL_HOST, port: int | None = None) -> Any:
+        """The client of the adb server at ``host:port`` (the local one by default), made once."""
         import adbutils
 
         key = (host, port if host != LOCAL_HOST or port is not None else self.local_port)

@@ -26,6 +26,7 @@ class Task:
 
     @property
     def label(self) -> str:
+        """``t03``: the task's number, as tables and run ids show it."""
         return f"t{self.index:02d}"
 
 
@@ -39,10 +40,12 @@ class Job:
     driver: str | None = None  # --driver: adb or u2 for real phones (None: the task's, else adb)
 
     def retry(self) -> Job:
+        """The next attempt of the same task (a run id of its own)."""
         return replace(self, attempt=self.attempt + 1, run_id=run_id_for(self.task, self.attempt + 1))
 
 
 def run_id_for(task: Task, attempt: int) -> str:
+    """The run directory's name of one attempt: ``t03-turn-on-wifi-a1``."""
     slug = re.sub(r"[^a-z0-9]+", "-", task.name.lower()).strip("-")[:40] or "task"
     return f"{task.label}-{slug}-a{attempt}"
 
@@ -73,6 +76,7 @@ class Outcome:
 
     @property
     def ok(self) -> bool:
+        """Whether the run ended in FINISH."""
         return self.status == FINISHED
 
 

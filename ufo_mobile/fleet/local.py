@@ -22,6 +22,7 @@ class LocalEngine:
         self._runs = RunGroup()
 
     async def run(self, job: Job, phone: Phone, on_event: EventSink) -> Outcome:
+        """Run ``job`` on ``phone`` in this process; how it ended."""
         control = self._runs.join()
         try:
             return await run_job(job, phone, self.log_dir, on_event=on_event, control=control)
@@ -29,10 +30,13 @@ class LocalEngine:
             self._runs.leave(control)
 
     async def probe(self, phone: Phone) -> bool:
+        """Whether ``phone`` still answers (within ``probe_timeout`` seconds)."""
         return await probe(phone, self.probe_timeout)
 
     def interrupt(self, reason: str, signum: int | None) -> None:
+        """Stop the runs in flight after their step, each ending in FAIL with ``reason``."""
         self._runs.interrupt(reason, signum)
 
     def abandon(self) -> None:
+        """Stop waiting for the runs in flight."""
         self._runs.abandon()

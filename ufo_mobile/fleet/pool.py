@@ -26,10 +26,12 @@ class Pool:
 
     @property
     def free(self) -> list[Phone]:
+        """The phones waiting for a task."""
         return list(self._free)
 
     @property
     def busy(self) -> set[str]:
+        """The names of the phones running a task."""
         return set(self._busy)
 
     def take(self, avoid: Collection[str] = ()) -> Phone | None:
@@ -44,6 +46,7 @@ class Pool:
         return pick
 
     def give_back(self, phone: Phone) -> None:
+        """Return a phone ``take`` gave (free again, unless it was removed meanwhile)."""
         if phone.name not in self._busy:
             raise ValueError(f"{phone.name} was not taken from the pool")
         self._busy.discard(phone.name)

@@ -40,6 +40,7 @@ MAX_EVENTS = 10_000  # events the hub keeps for the driver (the oldest are dropp
 
 
 def import_ray() -> Any:
+    """The ``ray`` module; a ``ConfigError`` saying how to install it when it is missing."""
     try:
         import ray
     except ImportError as exc:
@@ -56,20 +57,25 @@ class Hub:
         self.abandoned = False
 
     def push(self, event: Event) -> None:
+        """A worker's progress event, kept for the driver (the oldest dropped past ``MAX_EVENTS``)."""
         self.events.append(event)
         del self.events[:-MAX_EVENTS]
 
     def drain(self) -> list[Event]:
+        """The events pushed since the last drain."""
         events, self.events = self.events, []
         return events
 
     def set_stop(self, reason: str, signum: int | None) -> None:
+        """Ask the workers to interrupt their runs (the first reason stands)."""
         self.stop = self.stop or (reason, signum)
 
     def set_abandon(self) -> None:
+        """Ask the workers to abandon their runs."""
         self.abandoned = True
 
     def control(self) -> tuple[tuple[str, int | None] | None, bool]:
+        """What a worker looks for: the stop asked (reason, signal) if any, and whether to abandon."""
         return self.stop, self.abandoned
 
 
@@ -192,6 +198,7 @@ class RayEngine:
         return phones
 
     def close(self) -> None:
+        """Stop polling, and shut down a Ray instance ``start`` started (a cluster joined is left running)."""
         if self._poller is not None:
             self._poller.cancel()
         if self._started_here and self._ray is not None:
@@ -201,6 +208,7 @@ class RayEngine:
     # -- jobs --
 
     async def run(self, job: Job, phone: Phone, on_event: EventSink) -> Outcome:
+        """Run ``job`` as a Ray task on the node that holds ``phone``; its run directory is brought back."""
         key = (job.task.index, job.attempt)
         self._sinks[key], self._begun[key] = on_event, asyncio.Event()
         if self._poller is None or self._poller.done():
@@ -266,6 +274,7 @@ class RayEngine:
                 begun.set()
 
     async def probe(self, phone: Phone) -> bool:
+        """Whether ``phone`` still answers, asked on its own node."""
         options: dict[str, Any] = {"num_cpus": 0}
         if phone.kind == "adb":
             options["resources"] = {phone.resource: 1}
@@ -281,9 +290,11 @@ class RayEngine:
         return bool(await ref)
 
     def interrupt(self, reason: str, signum: int | None) -> None:
+        """Stop the runs in flight after their step, each ending in FAIL with ``reason``."""
         if self._hub is not None:
             self._hub.set_stop.remote(reason, signum)
 
     def abandon(self) -> None:
+        """Stop waiting for the runs in flight."""
         if self._hub is not None:
             self._hub.set_abandon.remote()

@@ -30,6 +30,7 @@ def node_resources(adb_port: int | None = None, timeout: float = 10.0) -> dict[s
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command (see the module docstring); 1 when the adb server cannot be reached."""
     parser = argparse.ArgumentParser(prog="python -m ufo_mobile.fleet.resources",
                                      description="Print this node's phones as Ray resources (JSON).")
     parser.add_argument("--adb-port", type=int, help="the adb server's port (default $ANDROID_ADB_SERVER_PORT or 5037)")

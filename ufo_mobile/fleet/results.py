@@ -1,5 +1,7 @@
 """What a batch leaves behind: ``batch.jsonl`` (one line per attempt, written as each ends),
-``batch.html`` (one self-contained page linking every run's ``report.html``) and the summary lines.
+``batch.html`` and the summary lines. ``batch.html`` is a ``report/runs_page.py`` page, as an
+evaluation's ``eval.html`` is: the score (tasks finished of all), the batch's facts, and a row per
+attempt, the tasks that failed first, each linking its run's ``report.html``.
 
 Text from the runs (reasons, answers) is made printable before it is printed, and escaped on the
 page; the page has no script and loads nothing.
@@ -16,7 +18,9 @@ from typing import Any
 from ufo_mobile.core.trace.files import append_line, write_atomic
 from ufo_mobile.core.trace.writer import dumps
 from ufo_mobile.fleet.scheduler import DONE, FAILED, INTERRUPTED, NOT_RUN, Attempt, TaskResult
-from ufo_mobile.report.markup import status_class, text
+from ufo_mobile.report import runs_page as rp
+from ufo_mobile.report.markup import text
+from ufo_mobile.report.setup import setup_of_run
 from ufo_mobile.safe_text import printable
 
 JSONL, HTML = "batch.jsonl", "batch.html"
@@ -128,79 +132,84 @@ def summary_lines(info: BatchInfo, results: list[TaskResult]) -> list[str]:
 
 # --- batch.html ------------------------------------------------------------------------------
 
-_CSS = """
-body { margin: 0; font-family: system-ui, sans-serif; color: #1f2328; font-size: 15px; line-height: 1.45; }
-main { max-width: 1180px; margin: 0 auto; padding: 20px 24px 60px; }
-h1 { font-size: 22px; margin: 0 0 10px; }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: 4px 10px 4px 0; border-bottom: 1px solid #eaeef2; vertical-align: top; }
-th { color: #656d76; font-weight: 600; }
-td.why { overflow-wrap: anywhere; max-width: 40em; }
-table.facts { width: auto; margin-bottom: 18px; }
-.badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600;
-  color: #fff; background: #656d76; white-space: nowrap; }
-.badge.ok { background: #1a7f37; } .badge.fail { background: #cf222e; } .badge.running { background: #9a6700; }
-.muted { color: #656d76; }
-"""
+_TONE = {DONE: rp.OK, FAILED: rp.FAIL}  # interrupted, not run: neither
+COLUMNS = ["task", "outcome", "attempt", "phone", "status", "steps", "time", "tokens", "cost", "answer or reason",
+           "report"]
 
 
-_STATE_CLASS = {DONE: "FINISH", FAILED: "FAIL"}  # interrupted, not run: grey
-
-
-def _badge(word: str, status: str | None = None) -> str:
-    return f'<span class="badge {status_class(status or word)}">{text(word, 20)}</span>'
-
-
-def _attempt_row(info: BatchInfo, result: TaskResult, attempt: Attempt, first: bool) -> str:
+def _attempt_row(info: BatchInfo, result: TaskResult, attempt: Attempt) -> rp.Row:
     o = attempt.outcome
-    record = attempt_record(info, result, attempt)
-    link = (f'<a href="{text(record["report"])}">report</a>' if record["report"]
-            else text(record["run_dir"] or "no run directory"))
+    tone = _TONE.get(result.state, rp.OTHER)
+    run_dir = Path(o.run_dir) if o.run_dir else None
+    link = (rp.link(run_dir / "report.html", info.batch_dir, "report", f"no report ({run_dir.name})")
+            if run_dir is not None else '<span class="muted">no run directory</span>')
     notes = [n for n, on in (("phone lost", attempt.phone_lost), ("retried", attempt.retried)) if on]
-    span = len(result.attempts)
-    state = _badge(result.state, _STATE_CLASS.get(result.state))
-    task_cells = (f'<td rowspan="{span}">{text(result.task.label)} {text(result.task.name, 80)}</td>'
-                  f'<td rowspan="{span}">{state}</td>') if first else ""
-    status = _badge(INTERRUPTED) if o.interrupted and not o.ok else _badge(o.status)
-    return (f"<tr>{task_cells}<td>{o.attempt}</td><td>{text(o.phone, 80)}</td><td>{status}</td>"
-            f"<td>{o.steps}</td><td>{o.duration_seconds:.1f} s</td>"
-            f'<td class="why">{text(o.answer or o.reason, REASON_LIMIT)}'
-            f'{" <span class=muted>(" + ", ".join(notes) + ")</span>" if notes else ""}</td><td>{link}</td></tr>')
+    status = rp.badge(INTERRUPTED, rp.OTHER) if o.interrupted and not o.ok else rp.badge(
+        o.status, rp.OK if o.ok else rp.FAIL)
+    cost = "unknown" if o.cost_usd is None else f"${o.cost_usd:.4f}"
+    why = text(o.answer or o.reason, REASON_LIMIT) + (
+        f' <span class="muted">({", ".join(notes)})</span>' if notes else "")
+    cells = [f"{text(result.task.label)} {text(result.task.name, 80)}", rp.badge(result.state, tone),
+             str(o.attempt), text(o.phone, 80), status, str(o.steps), rp.nowrap(f"{o.duration_seconds:.1f} s"),
+             rp.nowrap(f"{o.prompt_tokens + o.completion_tokens:,}"), rp.nowrap(cost), why, link]
+    return rp.Row(tone, cells, key=f"{result.task.label}-a{o.attempt}")
 
 
-def render_html(info: BatchInfo, results: list[TaskResult]) -> str:
+def _task_rows(info: BatchInfo, result: TaskResult) -> list[rp.Row]:
+    if result.attempts:
+        return [_attempt_row(info, result, attempt) for attempt in result.attempts]
+    cells = [f"{text(result.task.label)} {text(result.task.name, 80)}", rp.badge(result.state, rp.OTHER),
+             "", "", "", "", "", "", "", text(result.note), ""]
+    return [rp.Row(rp.OTHER, cells, key=result.task.label)]
+
+
+def setups(results: list[TaskResult]) -> list[str]:
+    """What the attempts ran with (``report/setup.py``'s line from each ``run.json``), each once."""
+    found: dict[str, None] = {}
+    for attempt in (a for r in results for a in r.attempts if a.outcome.run_dir):
+        try:
+            data = json.loads((Path(str(attempt.outcome.run_dir)) / "run.json").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        line = setup_of_run(data) if isinstance(data, dict) else None
+        if line:
+            found[line] = None
+    return list(found)
+
+
+def batch_page(info: BatchInfo, results: list[TaskResult]) -> rp.RunsPage:
+    """``batch.html``'s content: the score, the batch's facts, a row per attempt with the failures first."""
     t = totals(results)
-    facts = [("batch", info.batch_id), ("engine", info.engine), ("phones", ", ".join(info.phones)),
+    headline = (f"{t.finished}/{t.tasks} tasks finished" + (f", {t.failed} failed" if t.failed else "")
+                + (f", {t.interrupted} interrupted" if t.interrupted else "")
+                + (f", {t.not_run} not run" if t.not_run else ""))
+    tone = rp.OK if t.finished == t.tasks else rp.FAIL if t.failed and not t.finished else rp.OTHER
+    facts = [("batch", info.batch_id), *(("setup", line) for line in setups(results)), ("engine", info.engine),
+             ("phones", ", ".join(info.phones)),
              ("parallel", str(info.parallel)), ("started", info.started_at),
              ("duration", f"{info.duration_seconds:.1f} s"),
              ("tasks", f"{t.finished} finished, {t.failed} failed, "
+                       + (f"{t.needs_person} of them stopped for a person, " if t.needs_person else "")
                        + (f"{t.interrupted} interrupted, " if t.interrupted else "")
                        + f"{t.not_run} not run of {t.tasks}"),
              ("attempts", f"{t.attempts} ({t.retried} retried after a lost phone), {t.steps} steps")]
     if info.stopped:
         facts.append(("stopped", info.stopped))
     facts += [(f"phone lost: {name}", why) for name, why in info.removed.items()]
-    fact_rows = "".join(f"<tr><th>{text(k)}</th><td>{text(v, 2000)}</td></tr>" for k, v in facts)
-    rows = []
-    for result in results:
-        if not result.attempts:
-            rows.append(f"<tr><td>{text(result.task.label)} {text(result.task.name, 80)}</td>"
-                        f"<td>{_badge(NOT_RUN)}</td><td colspan=6 class=why>{text(result.note)}</td>"
-                        "<td></td></tr>")
-        for n, attempt in enumerate(result.attempts):
-            rows.append(_attempt_row(info, result, attempt, n == 0))
-    head = ("<tr><th>task</th><th>outcome</th><th>attempt</th><th>phone</th><th>status</th><th>steps</th>"
-            "<th>time</th><th>answer or reason</th><th>run</th></tr>")
-    return ("<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-            f"<title>batch {text(info.batch_id)}</title><style>{_CSS}</style></head><body><main>"
-            f"<h1>Batch {text(info.batch_id)}</h1><table class=facts>{fact_rows}</table>"
-            f"<table>{head}{''.join(rows)}</table></main></body></html>\n")
+    rows = [row for result in results for row in _task_rows(info, result)]
+    section = rp.Section("Attempts", COLUMNS, rows,
+                         note="the tasks that failed first, then those interrupted or not run, then those that "
+                              "finished")
+    return rp.RunsPage(f"Batch {info.batch_id}", headline, tone, facts, [section],
+                       footer=f"Batch directory: {info.batch_dir}")
+
+
+def render_html(info: BatchInfo, results: list[TaskResult]) -> str:
+    return rp.render(batch_page(info, results))
 
 
 def write_html(info: BatchInfo, results: list[TaskResult]) -> Path:
-    path = info.batch_dir / HTML
-    write_atomic(path, render_html(info, results).encode("utf-8"))
-    return path
+    return rp.write(info.batch_dir / HTML, batch_page(info, results))
 
 
 def write_summary_json(info: BatchInfo, results: list[TaskResult]) -> None:

@@ -26,13 +26,24 @@ DONE, FAILED, INTERRUPTED, NOT_RUN = "finished", "failed", "interrupted", "not r
 
 
 class Engine(Protocol):
-    async def run(self, job: Job, phone: Phone, on_event: EventSink) -> Outcome: ...
+    """Where the jobs of a batch run: in this process (``local.LocalEngine``) or on Ray workers
+    (``ray_engine.RayEngine``)."""
 
-    async def probe(self, phone: Phone) -> bool: ...
+    async def run(self, job: Job, phone: Phone, on_event: EventSink) -> Outcome:
+        """Run ``job`` on ``phone``, passing its progress to ``on_event``; how it ended."""
+        ...
 
-    def interrupt(self, reason: str, signum: int | None) -> None: ...
+    async def probe(self, phone: Phone) -> bool:
+        """Whether ``phone`` still answers."""
+        ...
 
-    def abandon(self) -> None: ...
+    def interrupt(self, reason: str, signum: int | None) -> None:
+        """Stop the runs in flight after their step, each ending in FAIL with ``reason``."""
+        ...
+
+    def abandon(self) -> None:
+        """Stop waiting for the runs in flight."""
+        ...
 
 
 @dataclass
@@ -46,12 +57,15 @@ class Attempt:
 
 @dataclass
 class TaskResult:
+    """One task of a batch: its attempts (a second one when its phone was lost), and a note."""
+
     task: Task
     attempts: list[Attempt] = field(default_factory=list)
     note: str = ""  # why it was not run ("no phone left in the pool"), or "not retried: <why>"
 
     @property
     def state(self) -> str:
+        """How the task ended: "finished", "failed", "interrupted" or "not run"."""
         if not self.attempts:
             return NOT_RUN
         last = self.attempts[-1].outcome
@@ -61,9 +75,15 @@ class TaskResult:
 
 
 class Notices(Protocol):
-    def attempt_ended(self, result: TaskResult, attempt: Attempt) -> None: ...
+    """Where a batch says what happened (the live table, or plain lines)."""
 
-    def notice(self, line: str) -> None: ...
+    def attempt_ended(self, result: TaskResult, attempt: Attempt) -> None:
+        """An attempt of ``result``'s task has ended."""
+        ...
+
+    def notice(self, line: str) -> None:
+        """A line for the user (a phone lost, a task retried)."""
+        ...
 
 
 class Batch:
@@ -91,9 +111,11 @@ class Batch:
         self.engine.interrupt(reason, signum)
 
     def abandon(self) -> None:
+        """Stop waiting for the runs in flight (a second Ctrl-C)."""
         self.engine.abandon()
 
     async def run(self) -> list[TaskResult]:
+        """Run every task and return their results, in the tasks' order."""
         try:
             while True:
                 self._start_what_can()

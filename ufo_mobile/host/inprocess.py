@@ -61,6 +61,7 @@ class HostedRun:
 
     @property
     def run_dir(self) -> Path:
+        """The run's directory (``run.json``, the steps, ``report.html``)."""
         return self._live.context.run_dir
 
     @property

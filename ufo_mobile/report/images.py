@@ -1,5 +1,6 @@
 """Screenshots for the report: downscaled, JPEG-encoded, with what the action pointed at drawn
-on top in a colour set-of-mark never uses, as ``data:`` URIs.
+on top in a colour set-of-mark never uses (``picture``), or, on the screen after an action, the
+regions that changed (``changes_picture``, in another such colour), as ``data:`` URIs.
 
 The action's target is found from its arguments: ``index`` (a control, whose bounds come from the
 step's ``controls.json``), ``x``/``y`` (a point), ``x1``..``y2`` (an area) or ``coordinate`` and
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import io
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,7 @@ LONGEST_SIDE = THUMBNAIL_SIDE  # 720: the run keeps thumbnails of its annotated 
 JPEG_QUALITY = 80
 HIGHLIGHT = (255, 0, 200)  # magenta: no control kind is drawn in it
 HALO = (255, 255, 255)
+CHANGED = (0, 200, 255)  # cyan: what changed on the screen after the action (no control kind uses it)
 
 _Box = tuple[int, int, int, int]
 
@@ -84,24 +87,52 @@ def picture(path: Path, *, screen_size: tuple[int, int] | None = None, mark: Mar
     if found is not None:
         image, original_width = found
     else:
-        unreadable = (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError)
-        try:
-            opened = Image.open(path)
-        except unreadable:
+        opened = open_rgb(path)
+        if opened is None:
             return None
-        try:
-            opened.load()  # reads the pixels and closes the file
-        except unreadable:
-            opened.close()
-            return None
-        image = opened if opened.mode == "RGB" else opened.convert("RGB")  # no copy of an RGB screenshot
-        original_width = image.width
+        image, original_width = opened, opened.width
         size = _shrunk_size(image.size, longest_side)
         if size != image.size:
             image = shrink(image, size)
     # screen pixels -> picture pixels (the screenshot may itself be smaller than the screen)
     scale = image.width / screen_size[0] if screen_size and screen_size[0] > 0 else image.width / original_width
     box = draw_mark(image, mark, scale) if mark is not None else None
+    return _encoded(image, box)
+
+
+def changes_picture(image: Image.Image, boxes: Iterable[_Box], *, longest_side: int = LONGEST_SIDE) -> Picture:
+    """``image`` (a screenshot) shrunk to ``longest_side`` with ``boxes`` (its own pixels: the
+    regions that changed) drawn on it in ``CHANGED``, as a JPEG data URI."""
+    size = _shrunk_size(image.size, longest_side)
+    small = shrink(image, size) if size != image.size else image.copy()
+    scale = small.width / image.width
+    draw = ImageDraw.Draw(small)
+    line = max(3, round(max(small.size) / 180))
+    for box in boxes:
+        left, top, right, bottom = (round(v * scale) for v in box)
+        shown = (max(0, left), max(0, top), min(small.width - 1, max(left, right - 1)),
+                 min(small.height - 1, max(top, bottom - 1)))
+        draw.rectangle(_grow(shown, line), outline=HALO, width=line)
+        draw.rectangle(shown, outline=CHANGED, width=line)
+    return _encoded(small, None)
+
+
+def open_rgb(path: Path) -> Image.Image | None:
+    """The image in ``path`` as RGB pixels, or None when it is missing or not an image."""
+    unreadable = (OSError, UnidentifiedImageError, ValueError, Image.DecompressionBombError)
+    try:
+        opened = Image.open(path)
+    except unreadable:
+        return None
+    try:
+        opened.load()  # reads the pixels and closes the file
+    except unreadable:
+        opened.close()
+        return None
+    return opened if opened.mode == "RGB" else opened.convert("RGB")  # no copy of an RGB screenshot
+
+
+def _encoded(image: Image.Image, box: _Box | None) -> Picture:
     out = io.BytesIO()
     image.save(out, format="JPEG", quality=JPEG_QUALITY, optimize=True)
     uri = "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode("ascii")

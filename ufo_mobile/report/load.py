@@ -24,7 +24,7 @@ from ufo_mobile.errors import ConfigError
 TEXT_LIMIT = 100_000  # characters read from one text file (a prompt, a reply); the rest is counted
 _SCREEN_SIZE = re.compile(r"screen (\d+)x(\d+) px")
 _STEP_FILES = ("screenshot.png", "annotated.png", "controls.json", "screen.txt", "prompt.json", "reply.txt",
-               "result.json", "timings.json")
+               "result.json", "timings.json", "state.json", "model.json")
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,21 @@ class Transition:
     step: int | None
     reason: str
     time: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Reasoning mode's state after a step (its ``state.json``): the manager's plan and memory, the
+    subgoal it assigned, and the subgoal the step itself worked on (an executor's)."""
+
+    plan: tuple[str, ...] = ()
+    memory: tuple[str, ...] = ()
+    current_subgoal: str = ""
+    subgoal: str = ""
+
+    @property
+    def empty(self) -> bool:
+        return not (self.plan or self.memory or self.current_subgoal or self.subgoal)
 
 
 @dataclass
@@ -53,6 +68,8 @@ class StepView:
     screen: str | None = None
     result_file: dict[str, Any] | None = None
     timings_file: dict[str, Any] | None = None
+    usage_file: dict[str, Any] | None = None  # model.json's usage
+    plan: Plan | None = None  # reasoning mode: the plan, memory and subgoals after the step (state.json)
     missing: list[str] = field(default_factory=list)
 
     def get(self, key: str, default: Any = None) -> Any:
@@ -66,6 +83,18 @@ class StepView:
             if (self.folder / name).is_file():
                 return self.folder / name
         return None
+
+    @property
+    def screenshot(self) -> Path | None:
+        """The raw screenshot (what the phone showed before the step's action), or None."""
+        path = self.folder / "screenshot.png"
+        return path if path.is_file() else None
+
+    @property
+    def usage(self) -> dict[str, Any] | None:
+        """The step's model usage (tokens, cost, calls): its line's, else ``model.json``'s."""
+        usage = self.line.get("usage")
+        return usage if isinstance(usage, dict) else self.usage_file
 
     @property
     def screen_size(self) -> tuple[int, int] | None:
@@ -189,6 +218,22 @@ def failed_in(line: Mapping[str, Any]) -> int:
     return 1 if line.get("action") and isinstance(result, dict) and result.get("success") is False else 0
 
 
+def plan_of(state: Any, number: int) -> Plan | None:
+    """The plan, memory and subgoals in a step's ``state.json`` (None when it has none of them)."""
+    if not isinstance(state, dict):
+        return None
+    records = state.get("step_records")
+    own = [r for r in records if isinstance(r, dict) and r.get("step") == number] if isinstance(records, list) else []
+    plan = Plan(plan=_strings(state.get("plan")), memory=_strings(state.get("manager_memory")),
+                current_subgoal=str(state.get("current_subgoal") or ""),
+                subgoal=str(own[-1].get("subgoal") or "") if own else "")
+    return None if plan.empty else plan
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value if v is not None) if isinstance(value, list) else ()
+
+
 def _read_lines(path: Path) -> tuple[list[dict[str, Any]], int]:
     """The JSON object lines of ``path`` and how many lines were not whole JSON objects."""
     try:
@@ -247,6 +292,10 @@ def _step(number: int, folder: Path, line: dict[str, Any] | None) -> StepView:
     view.result_file = result if isinstance(result, dict) else None
     timings = _read_json(folder / "timings.json")
     view.timings_file = timings if isinstance(timings, dict) else None
+    model = _read_json(folder / "model.json")
+    usage = model.get("usage") if isinstance(model, dict) else None
+    view.usage_file = usage if isinstance(usage, dict) else None
+    view.plan = plan_of(_read_json(folder / "state.json"), number)
     expected = set((line or {}).get("files", {}).values()) if isinstance((line or {}).get("files"), dict) else set()
     view.missing = sorted(name for name in _STEP_FILES
                           if f"steps/{number:04d}/{name}" in expected and not (folder / name).is_file())

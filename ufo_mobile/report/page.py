@@ -1,5 +1,7 @@
 """The report page: the run's summary, then (for a failed run) why it failed with the final
-screen, the timeline of state transitions, every step, and where the record ends.
+screen, the timeline (``timeline.py``), the legend of the screenshots' colours and every step
+with its screens before and after its action (``figures.py``, ``steps.py``), and where the record
+ends.
 
 A failed run puts its reason and final screenshot first: that is what a reader opens it for. A
 run that was cut off, interrupted or is still going says so at the top and where its steps end.
@@ -10,11 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from ufo_mobile.report import markup as m
-from ufo_mobile.report.images import picture
-from ufo_mobile.report.load import RunView, Transition
+from ufo_mobile.report.figures import Screens, after_screens, legend, render_figures
+from ufo_mobile.report.images import mark_of, picture
+from ufo_mobile.report.load import Plan, RunView
 from ufo_mobile.report.setup import setup_of_run
 from ufo_mobile.report.steps import render_step
 from ufo_mobile.report.style import stylesheet
+from ufo_mobile.report.timeline import outcome_words, render_timeline
 
 
 def render_body(run: RunView) -> str:
@@ -25,10 +29,8 @@ def render_body(run: RunView) -> str:
     parts.append(_summary(run))
     if run.problems:
         parts.append('<div class="problems">' + "".join(f"<p>{m.text(p)}</p>" for p in run.problems) + "</div>")
-    parts.append(_timeline(run))
-    breaks = _breaks(run)
-    parts.append('<h2 id="steps">Steps</h2>' + "".join(breaks.get(s.number, "") + render_step(s, run.thumbnail(s.image))
-                                                       for s in run.steps))
+    parts.append(render_timeline(run))
+    parts.append('<h2 id="steps">Steps</h2>' + legend() + _steps(run))
     if not run.steps:
         parts.append('<p class="muted">No step was recorded.</p>')
     parts.append(_ending(run))
@@ -46,22 +48,11 @@ def render_document(run: RunView, body: str, font_css: str, families: list[str])
             f"<body><main>\n{body}\n</main></body></html>\n")
 
 
-def _outcome(run: RunView) -> str:
-    data = run.data
-    if data.get("cut_off"):
-        return "cut off"
-    if data.get("signal"):
-        return f"stopped by {data.get('signal')}"
-    if data.get("interrupted"):
-        return "interrupted"
-    return ""
-
-
 def _title(run: RunView) -> str:
     data = run.data
     recorded = sum(1 for s in run.steps if s.recorded)
     unrecorded = len(run.steps) - recorded
-    how = _outcome(run)
+    how = outcome_words(run)
     outcome = (f'<p class="outcome"><span id="outcome" class="badge big {m.status_class(run.status)}" '
                f'data-outcome="{m.text(run.status, 40)}">{m.text(run.status, 40)}</span> '
                + (f'<span class="warn">{m.text(how)}</span> ' if how else "")
@@ -70,6 +61,20 @@ def _title(run: RunView) -> str:
                + _failed_badge(run.actions_failed) + "</p>")
     task = m.text(data.get("task", "(task unknown: run.json unreadable)"))
     return f'<header><h1 id="task">{task}</h1>{outcome}</header>'
+
+
+def _steps(run: RunView) -> str:
+    """Every step's article, a marker before the first step after each break of a resumed run."""
+    breaks = _breaks(run)
+    afters = after_screens(run)
+    screens = Screens()
+    out = []
+    previous: Plan | None = None
+    for step in run.steps:
+        figures = render_figures(run, step, mark_of(step.action, step.controls), afters.get(step.number), screens)
+        out.append(breaks.get(step.number, "") + render_step(step, figures, previous))
+        previous = step.plan or previous
+    return "".join(out)
 
 
 def _failed_badge(failed: int) -> str:
@@ -145,43 +150,18 @@ def _failure(run: RunView) -> str:
         last = next((s.image for s in reversed(run.steps) if s.image is not None), None)
         shot, what = last, "the last step's screenshot (there is no final.png)"
     image = picture(shot) if shot is not None else None
-    figure = (f'<figure class="shot final"><img src="{image.uri}" width="{image.width}" height="{image.height}" '
-              f'alt="final screen"><figcaption>{what}</figcaption></figure>') if image is not None else ""
+    href = shot.relative_to(run.run_dir).as_posix() if shot is not None and shot.is_relative_to(run.run_dir) else ""
+    img = (f'<img src="{image.uri}" width="{image.width}" height="{image.height}" alt="final screen">'
+           if image is not None else "")
+    if img and href:
+        img = f'<a class="full" href="{m.text(href)}" title="open the full-size image">{img}</a>'
+    figure = f'<figure class="shot final">{img}<figcaption>{what}</figcaption></figure>' if img else ""
     reason = run.data.get("reason") or "(no reason recorded)"
     end = run.steps[-1] if run.steps else None
     where = (f'<p>Last step: <a href="#step-{end.number}">step {end.number}</a> '
              f'({m.text(end.get("agent", "?"), 80)}, {m.text(end.get("status", "?"), 40)})</p>') if end else ""
     return (f'<section id="failure" class="panel failure"><h2>Why it failed</h2><div class="cols">{figure}'
             f'<div class="info"><p class="fail-text">{m.pre(reason, "inline")}</p>{where}</div></div></section>')
-
-
-def _timeline(run: RunView) -> str:
-    if not run.transitions:
-        return '<h2 id="timeline">Timeline</h2><p class="muted">run.log has no state transitions.</p>'
-    root = run.transitions[0].agent
-    rows = [_transition_row(t, root) for t in run.transitions]
-    rows.append(f'<tr class="end"><td></td><td colspan="3">{_end_words(run)}</td></tr>')
-    agents = sorted({t.agent for t in run.transitions})
-    return (f'<h2 id="timeline">Timeline</h2><p class="muted">State transitions from run.log, in order '
-            f'({m.text(", ".join(agents))}).</p><table class="timeline"><thead><tr><th>Step</th><th>Agent</th>'
-            f"<th>Transition</th><th>Reason</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
-
-
-def _transition_row(t: Transition, root: str) -> str:
-    step = f'<a href="#step-{t.step}">{t.step}</a>' if t.step else "&ndash;"
-    cls = ' class="sub"' if t.agent != root else ""
-    return (f"<tr{cls}><td>{step}</td><td class=\"agent\">{m.text(t.agent, 80)}</td>"
-            f'<td><span class="badge {m.status_class(t.source)}">{m.text(t.source, 40)}</span> &rarr; '
-            f'<span class="badge {m.status_class(t.target)}">{m.text(t.target, 40)}</span></td>'
-            f'<td class="reason">{m.text(t.reason)}</td></tr>')
-
-
-def _end_words(run: RunView) -> str:
-    if run.running:
-        return f"still running (process {m.text(run.data.get('pid', '?'))}): the log goes on"
-    how = _outcome(run)
-    return (f"ended: {m.text(run.status, 40)}" + (f" ({m.text(how)})" if how else "")
-            + (f": {m.text(run.data.get('reason'), 300)}" if run.data.get("reason") else ""))
 
 
 def _ending(run: RunView) -> str:
@@ -191,7 +171,7 @@ def _ending(run: RunView) -> str:
     if run.running:
         return (f'<div id="break" class="break running">The run is still going (process '
                 f'{m.text(data.get("pid", "?"))}): {count} step(s) so far. Make the report again when it ends.</div>')
-    how = _outcome(run)
+    how = outcome_words(run)
     if not how and run.status != "UNKNOWN":
         return ""
     reason = m.text(data.get("reason") or "run.json does not say how the run ended", 500)

@@ -6,17 +6,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ufo_mobile.core.trace.writer import Thumbnail
 from ufo_mobile.report import markup as m
-from ufo_mobile.report.images import Mark, mark_of, picture
-from ufo_mobile.report.load import StepView
+from ufo_mobile.report.images import Mark, mark_of
+from ufo_mobile.report.load import Plan, StepView
+from ufo_mobile.report.plans import manager_thought, plan_facts
 
 _PHASES = {"data_collection": "observe", "llm_interaction": "model", "action_execution": "act",
            "memory_update": "record"}
 
 
-def render_step(step: StepView, thumbnail: Thumbnail | None = None) -> str:
-    """One step's article; ``thumbnail``: the run's own small copy of the step's image, if it kept one."""
+def render_step(step: StepView, figures: str, previous: Plan | None = None) -> str:
+    """One step's article; ``figures``: its screens (``figures.render_figures``); ``previous``: the
+    plan and memory after the step before, so that what this step added to the memory stands out."""
     status = str(step.get("status", "?"))
     head = (f'<h3><a href="#step-{step.number}">Step {step.number}</a> '
             f'<span class="agent">{m.text(step.get("agent", "?"), 80)}</span> '
@@ -29,30 +30,18 @@ def render_step(step: StepView, thumbnail: Thumbnail | None = None) -> str:
     if step.missing:
         notes.append(f'<p class="warn">Files missing: {m.text(", ".join(step.missing))}</p>')
     mark = mark_of(step.action, step.controls)
-    body = (f'<div class="cols">{_figure(step, mark, thumbnail)}<div class="info">{m.rows(_facts(step, mark))}'
-            '</div></div>')
+    facts = _facts(step, mark, plan_facts(step, previous))
+    body = f'<div class="cols">{figures}<div class="info">{m.rows(facts)}</div></div>'
     return (f'<article class="step" id="step-{step.number}" data-step="{step.number}" '
             f'data-status="{m.text(status, 40)}">{head}{"".join(notes)}{body}{_sections(step)}</article>')
 
 
-def _figure(step: StepView, mark: Mark | None, thumbnail: Thumbnail | None) -> str:
-    path = step.image
-    shot = picture(path, screen_size=step.screen_size, mark=mark, thumbnail=thumbnail) if path is not None else None
-    if shot is None:
-        return '<figure class="shot none"><div class="noimage">no screenshot</div></figure>'
-    what = "annotated screenshot" if path is not None and path.name == "annotated.png" else "screenshot"
-    caption = what + ("; the magenta box is the target of the action" if shot.box is not None else
-                      "; magenta: where the action touched" if mark is not None else "")
-    box = ",".join(str(v) for v in shot.box) if shot.box is not None else ""
-    return (f'<figure class="shot"><img src="{shot.uri}" width="{shot.width}" height="{shot.height}" '
-            f'alt="step {step.number}: {what}" data-highlight="{box}"><figcaption>{caption}</figcaption></figure>')
-
-
-def _facts(step: StepView, mark: Mark | None) -> list[tuple[str, str]]:
+def _facts(step: StepView, mark: Mark | None, plan: list[tuple[str, str]]) -> list[tuple[str, str]]:
     facts: list[tuple[str, str]] = []
-    thought = step.get("thought")
+    thought = step.get("thought") or manager_thought(step)
     if thought:
         facts.append(("Thought", m.pre(thought, "inline thought")))
+    facts += plan  # the plan, memory and subgoal: what the step worked towards
     facts.append(("Action", _action(step, mark)))
     outcomes = step.get("outcomes")
     if isinstance(outcomes, list) and len(outcomes) > 1:  # a turn that carried several actions

@@ -1,5 +1,7 @@
 """One settings file read: its YAML as plain data with the line of every key, ``${VAR}`` replaced
-from the environment, and relative paths resolved against the file's folder."""
+from the environment, and relative paths resolved against the file's folder. A ``${VAR}`` that is
+not set stays as written, noted in ``SettingsDoc.unset``; ``unset_error`` reports, in one line, those
+that still count once every file and option is merged (with an azure model's own variables)."""
 
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ class SettingsDoc:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.lines: dict[tuple[str, ...], int] = {}
+        self.unset: list[tuple[tuple[str, ...], str]] = []  # (key path, variable) of each ${VAR} not set
         node = yamlio.compose_file(path)
         self.empty = node is None  # no document: empty, or only comments
         if node is None:
@@ -57,6 +60,7 @@ class SettingsDoc:
         return yamlio.construct(node, str(self.path))  # PyYAML resolves the type
 
     def line_of(self, key: tuple[str, ...]) -> int | None:
+        """The line of ``key`` in the file (a missing key: its nearest present parent's); None if unknown."""
         if not key:
             return self.lines.get(())
         for n in range(len(key), 0, -1):  # a missing key points at its nearest present parent
@@ -65,6 +69,7 @@ class SettingsDoc:
         return None
 
     def error(self, message: str, key: tuple[str, ...], *, line: int | None = None) -> ConfigError:
+        """A ``ConfigError`` naming this file, ``key`` and its line (``line`` if given)."""
         return ConfigError(message, path=str(self.path), key=printable(".".join(key)) or None,
                            line=line or self.line_of(key))
 
@@ -92,7 +97,8 @@ def _interpolate(value: Any, doc: SettingsDoc, at: tuple[str, ...], env: Mapping
         def sub(match: re.Match[str]) -> str:
             name = match.group(1)
             if name not in env:
-                raise doc.error(f"environment variable {name} is not set", at)
+                doc.unset.append((at, name))
+                return match.group(0)
             return env[name]
 
         return _ENV.sub(sub, value)
@@ -118,3 +124,34 @@ def _relative_to(base: Path, value: str) -> str:
     """``value`` resolved against ``base`` unless absolute; ``~/...`` is the user's home."""
     path = Path(value).expanduser()
     return str(path) if path.is_absolute() else str(base / value)
+
+
+# What an azure model reads from the environment when its settings leave it out (core/llm/endpoint.py).
+_AZURE_ENV = (("api_key", "AZURE_OPENAI_API_KEY"), ("azure_endpoint", "AZURE_OPENAI_ENDPOINT"),
+              ("api_version", "OPENAI_API_VERSION"))
+
+
+def unset_error(docs: list[SettingsDoc], merged: Mapping[str, Any], env: Mapping[str, str]) -> ConfigError | None:
+    """One error naming every ``${VAR}`` not set whose value no later file or option replaced, and
+    for an azure model the variables it falls back on that are not set either; None when none is."""
+    def value_at(at: tuple[str, ...]) -> Any:
+        node: Any = merged
+        for part in at:
+            if isinstance(node, list):
+                node = node[int(part)] if int(part) < len(node) else None
+            else:
+                node = node.get(part) if isinstance(node, dict) else None
+        return node
+
+    found = [(doc, at, name) for doc in docs for at, name in doc.unset if f"${{{name}}}" in str(value_at(at))]
+    if not found:
+        return None
+    names = list(dict.fromkeys(name for _, _, name in found))
+    model: Mapping[str, Any] = merged.get("model") or {}
+    if isinstance(model, dict) and model.get("kind") == "azure":
+        given = {key for key, value in model.items() if value} | ({"api_key"} if model.get("api_key_env") else set())
+        names += [var for key, var in _AZURE_ENV if key not in given and not env.get(var) and var not in names]
+    doc, at, _ = found[0]
+    if len(names) == 1:
+        return doc.error(f"environment variable {names[0]} is not set", at)
+    return doc.error(f"environment variables {', '.join(names)} are not set", at)

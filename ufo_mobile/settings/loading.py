@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from ufo_mobile import secret_env
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.settings.device import DeviceSettings
-from ufo_mobile.settings.document import SettingsDoc, read_settings_file
+from ufo_mobile.settings.document import SettingsDoc, read_settings_file, unset_error
 from ufo_mobile.settings.merge import merge
 from ufo_mobile.settings.root import Settings
 from ufo_mobile.settings.user import SHIPPED_DEFAULTS, env_settings, goal_name, user_config_path
@@ -69,13 +69,18 @@ class Merged:
     data: dict[str, Any]
     sources: dict[str, str]
     layers: tuple[Layer, ...]
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)  # what ${VAR} was read from
 
     def validated(self) -> Loaded:
         """The merged settings checked.
 
         Raises:
-            ConfigError: the first problem, in the file of the layer that set it.
+            ConfigError: every ``${VAR}`` still needed and not set, in one line; else the first
+                problem, in the file of the layer that set it.
         """
+        docs = [layer.doc for layer in self.layers if layer.doc is not None]
+        if (unset := unset_error(docs, self.data, self.env)) is not None:
+            raise unset
         try:
             settings = Settings.model_validate(self.data)
         except ValidationError as exc:
@@ -98,6 +103,8 @@ class Merged:
 
 
 def find_default_config(task_path: Path) -> Path | None:
+    """The ``default.yaml`` next to ``task_path`` or in the folder above it (not the task itself);
+    None when there is none."""
     for folder in (task_path.parent, task_path.parent.parent):
         candidate = folder / "default.yaml"
         if candidate.is_file() and candidate.resolve() != task_path.resolve():
@@ -140,7 +147,7 @@ def task_layers(task_path: Path, *, config_path: Path | None = None, overrides: 
     env = secret_env.environ() if env is None else env  # a secret taken earlier in this process is still read
     layers = _base_layers(env, config_path or find_default_config(task_path))
     layers.append(_file_layer(task_path, env, f"task file {task_path}", required=True))
-    return _merge(layers, overrides)
+    return _merge(layers, overrides, env)
 
 
 def load_goal(goal: str, *, config_path: Path | None = None, overrides: Mapping[str, Any] | None = None,
@@ -153,7 +160,7 @@ def load_goal(goal: str, *, config_path: Path | None = None, overrides: Mapping[
     """
     env = secret_env.environ() if env is None else env
     task = {"task": {"text": goal, "name": goal_name(goal)}}
-    return _merge(_base_layers(env, config_path), merge(task, overrides or {})).validated()
+    return _merge(_base_layers(env, config_path), merge(task, overrides or {}), env).validated()
 
 
 def load_base_settings(near: Path, *, config_path: Path | None = None,
@@ -169,7 +176,8 @@ def load_base_settings(near: Path, *, config_path: Path | None = None,
     """
     env = secret_env.environ() if env is None else env
     default_path = config_path or find_default_config(near / "default.yaml")
-    return _merge(_base_layers(env, default_path), {"task": {"text": "-"}, **(overrides or {})}).validated().settings
+    base = _base_layers(env, default_path)
+    return _merge(base, {"task": {"text": "-"}, **(overrides or {})}, env).validated().settings
 
 
 def load_user_settings(*, config_path: Path | None = None, overrides: Mapping[str, Any] | None = None,
@@ -192,7 +200,7 @@ def user_layers(*, config_path: Path | None = None, overrides: Mapping[str, Any]
         ConfigError: a file that does not read.
     """
     env = secret_env.environ() if env is None else env
-    return _merge(_base_layers(env, config_path), merge({"task": {"text": "-"}}, overrides or {}))
+    return _merge(_base_layers(env, config_path), merge({"task": {"text": "-"}}, overrides or {}), env)
 
 
 def _base_layers(env: Mapping[str, str], default_path: Path | None) -> list[Layer]:
@@ -225,7 +233,7 @@ def _leaves(data: Mapping[str, Any], at: str = "") -> list[str]:
     return out
 
 
-def _merge(layers: list[Layer], overrides: Mapping[str, Any] | None) -> Merged:
+def _merge(layers: list[Layer], overrides: Mapping[str, Any] | None, env: Mapping[str, str]) -> Merged:
     if overrides:
         layers = [*layers, Layer(COMMAND_LINE, dict(overrides))]
     merged: dict[str, Any] = {}
@@ -233,7 +241,7 @@ def _merge(layers: list[Layer], overrides: Mapping[str, Any] | None) -> Merged:
     for layer in layers:
         merged = merge(merged, layer.data)
         sources.update(dict.fromkeys(_leaves(layer.data), layer.source))
-    return Merged(_serial_means_a_phone(merged, sources), sources, tuple(layers))
+    return Merged(_serial_means_a_phone(merged, sources), sources, tuple(layers), env)
 
 
 def _serial_means_a_phone(merged: dict[str, Any], sources: dict[str, str]) -> dict[str, Any]:

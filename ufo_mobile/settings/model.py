@@ -23,16 +23,22 @@ class RetrySettings(Strict):
 class PriceSettings(Strict):
     """USD per million tokens; ``cached_input`` defaults to ``input`` (no cache discount)."""
 
-    input: float = Field(ge=0)
-    cached_input: float | None = Field(default=None, ge=0)
-    output: float = Field(ge=0)
+    input: float = Field(ge=0, description="USD per million prompt tokens")
+    cached_input: float | None = Field(default=None, ge=0, description="USD per million prompt tokens served "
+                                                                       "from the provider's cache; None = input")
+    output: float = Field(ge=0, description="USD per million completion tokens")
 
 
 ModelKind = Literal["scripted", "openai", "azure", "openai_compatible"]
 
 
 class ModelSettings(Strict):
-    kind: ModelKind = "scripted"
+    """The ``model:`` section (and each entry of ``models:``): which language model an agent calls,
+    where, and how. Keys come from the environment (``api_key_env``, the kind's usual variable, or
+    ``api_key: ${VAR}``), never written in a file."""
+
+    kind: ModelKind = Field(default="scripted", description="scripted (replies from a script file, offline), "
+                            "openai, azure, or openai_compatible (vLLM, Ollama, LM Studio, ...)")
     script: Path | None = Field(default=None, description="reply script for the scripted model")
     name: str = Field(default="gpt-4o", min_length=1, description="the model (for azure: the deployment, "
                                                                   "unless azure_deployment is set)")
@@ -44,11 +50,13 @@ class ModelSettings(Strict):
     azure_deployment: str | None = Field(default=None, description="None = name")
     api_version: str | None = Field(default=None, description="azure; None = $OPENAI_API_VERSION")
     temperature: float | None = Field(default=0.0, ge=0, le=2, description="None = not sent (reasoning models)")
-    max_tokens: int = Field(default=1024, gt=0)
+    max_tokens: int = Field(default=1024, gt=0, description="the longest reply")
     timeout_seconds: float = Field(default=60.0, gt=0, description="bound on every attempt of a call")
-    vision: bool = True
-    structured_output: Literal["auto", "json_schema", "off"] = "auto"
-    retry: RetrySettings = RetrySettings()
+    vision: bool = Field(default=True, description="send the (annotated) screenshot with every step")
+    structured_output: Literal["auto", "json_schema", "off"] = Field(
+        default="auto", description="auto: a JSON-schema response_format, plain JSON once the endpoint refuses it; "
+                                    "json_schema: always; off: never")
+    retry: RetrySettings = Field(default=RetrySettings(), description="retries of a failed call")
     prices: dict[str, PriceSettings] = Field(default_factory=dict, description="per model, over the built-in table")
 
     @field_validator("base_url", "azure_endpoint")

@@ -19,30 +19,36 @@ from ufo_mobile.settings.tools import CredentialSettings, ToolSettings
 
 
 class Settings(Strict):
-    """Everything a run is configured with, one section per attribute (``default.yaml`` documents
-    every key). Load it with ``load_settings(task_file)`` (or ``load_goal``, ``load_task``: the layers
-    in ``loading.py``), or build it directly:
-    ``Settings.model_validate({"task": {"text": "Turn on Wi-Fi"}, "model": {"kind": "openai"}})``;
-    a missing ``device`` is the simulated phone. Frozen: ``model_copy(update=...)`` makes a changed one.
+    """Everything one run is configured by: the task, the mode, the phone, the model and the limits,
+    one section per key of a task file (``config/default.yaml`` lists them all with their defaults).
+
+    ``load_settings`` (``ufo_mobile.settings``) reads them from a task file, its defaults file, the
+    user config and command-line overrides (``load_goal`` for a goal: the layers are in
+    ``loading.py``); from Python they can also be made directly, e.g.
+    ``Settings(task={"text": "Turn on Wi-Fi"}, model={"kind": "openai", "name": "gpt-4o"})``. Only
+    ``task`` and ``model`` are required; ``device.kind`` defaults to ``sim``, the built-in simulated
+    phone. Unknown keys are errors (pydantic's ``ValidationError``).
     """
 
-    mode: Literal["direct", "reasoning", "codeact"] = "direct"
-    task: TaskSettings
-    device: DeviceSettings = DeviceSettings()
-    model: ModelSettings
+    mode: Literal["direct", "reasoning", "codeact"] = Field(
+        default="direct", description="direct: one agent, one action per reply; reasoning: a manager plans "
+                                      "and an executor acts; codeact: the model writes Python that calls the tools")
+    task: TaskSettings = Field(description="what the agent is asked to do")
+    device: DeviceSettings = Field(default=DeviceSettings(), description="the phone (kind sim: the simulated one)")
+    model: ModelSettings = Field(description="the model every agent calls unless 'models' names its own")
     models: dict[ModelRole, ModelSettings] = Field(
         default_factory=dict, description="a model per role, each written as changes to 'model' (e.g. "
                                           "executor: {name: gpt-4.1-mini}): a strong planner with a cheap executor")
-    limits: LimitSettings = LimitSettings()
-    perception: PerceptionSettings = PerceptionSettings()
-    agent: AgentSettings = AgentSettings()
-    logs: LogSettings = LogSettings()
-    human: HumanSettings = HumanSettings()
-    tools: ToolSettings = ToolSettings()
-    credentials: CredentialSettings = CredentialSettings()
-    reasoning: ReasoningSettings = ReasoningSettings()
-    codeact: CodeActSettings = CodeActSettings()
-    replay: ReplaySettings = ReplaySettings()
+    limits: LimitSettings = Field(default=LimitSettings(), description="the step budget and what ends a run early")
+    perception: PerceptionSettings = Field(default=PerceptionSettings(), description="how the screen is read")
+    agent: AgentSettings = Field(default=AgentSettings(), description="history shown and how actions run")
+    logs: LogSettings = Field(default=LogSettings(), description="where run directories go")
+    human: HumanSettings = Field(default=HumanSettings(), description="approvals, questions and takeovers")
+    tools: ToolSettings = Field(default=ToolSettings(), description="the tools offered to the model")
+    credentials: CredentialSettings = Field(default=CredentialSettings(), description="secrets typed by id")
+    reasoning: ReasoningSettings = Field(default=ReasoningSettings(), description="mode: reasoning")
+    codeact: CodeActSettings = Field(default=CodeActSettings(), description="mode: codeact")
+    replay: ReplaySettings = Field(default=ReplaySettings(), description="guarded replay and the run cache")
 
     @model_validator(mode="before")
     @classmethod

@@ -12,13 +12,17 @@ from ufo_mobile.settings.strict import Strict
 
 
 class TaskSettings(Strict):
-    text: str = Field(min_length=1)
-    name: str | None = None
+    """The ``task:`` section: what the agent is asked to do (a task file may give just the text)."""
+
+    text: str = Field(min_length=1, description="the request, in plain words (\"Turn on Wi-Fi\")")
+    name: str | None = Field(default=None, description="a short name for the run directory; None = from the text")
     output: OutputSettings | None = Field(default=None, description="a structured final answer (model or schema)")
 
 
 class LogSettings(Strict):
-    dir: Path = Path("logs")
+    """The ``logs:`` section: where run directories are written."""
+
+    dir: Path = Field(default=Path("logs"), description="run directories go to <dir>/<run-id>/")
     report: bool = Field(default=True, description="write <run>/report.html when the run ends")
 
 

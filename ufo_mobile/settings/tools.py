@@ -19,9 +19,10 @@ _TOOL_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 class CustomToolSettings(Strict):
     """A tool of the user's: ``function`` is ``package.module:function``, importable and callable."""
 
-    name: str = Field(pattern=_TOOL_NAME)
+    name: str = Field(pattern=_TOOL_NAME, description="the name the model calls it by")
     function: str = Field(description="package.module:function; its parameters come from its signature")
-    description: str = ""
+    description: str = Field(default="", description="what it does, for the model; empty = the first "
+                                                     "paragraph of the function's docstring")
     deps: list[str] | None = Field(default=None, description="capabilities it needs; None = always offered")
 
     @field_validator("function")
@@ -32,8 +33,10 @@ class CustomToolSettings(Strict):
 
 
 class ToolSettings(Strict):
+    """The ``tools:`` section: which built-in tools the model is offered, and the user's own."""
+
     disabled: list[str] = Field(default_factory=list, description="tools never offered to the model")
-    custom: list[CustomToolSettings] = Field(default_factory=list)
+    custom: list[CustomToolSettings] = Field(default_factory=list, description="the user's own tools")
 
     @model_validator(mode="after")
     def _unique(self) -> ToolSettings:
@@ -45,6 +48,9 @@ class ToolSettings(Strict):
 
 
 class CredentialSettings(Strict):
+    """The ``credentials:`` section: secrets the model may have typed (``type_secret``) by id, never
+    seeing their values."""
+
     env: dict[str, str] = Field(default_factory=dict, description="secret id -> environment variable")
     file: Path | None = Field(default=None, description="YAML {id: value}, outside every git work tree")
 

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from ufo_mobile.cli.eval_cmd import cannot_write_line, progress_line, score_lines
+from ufo_mobile.cli.eval_cmd import cannot_write_line, score_lines
 from ufo_mobile.errors import ConfigError, RunWriteError
+from ufo_mobile.eval.live import progress_line
 from ufo_mobile.eval.results import ResultsWriter, compare, pass_at_k, read_results, summarize
 
 

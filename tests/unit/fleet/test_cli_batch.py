@@ -41,6 +41,8 @@ def test_a_batch_on_simulated_phones_records_every_attempt(tmp_path: Path) -> No
                                                        "t03-turn-on-wifi-a1"]
     page = (batch / "batch.html").read_text()
     assert 'href="t02-fail-model-a1/report.html"' in page
+    for script in ("demo_wifi.yaml", "fail_model.yaml"):  # what each ran with, as its run's first line says
+        assert f"<th>setup</th><td>direct · simulated phone (in-process) · scripted model {script}</td>" in page
     summary = json.loads((batch / "batch.json").read_text())
     assert (summary["finished"], summary["failed"], summary["retried"], summary["steps"]) == (2, 1, 0, 10)
     assert "start t01 turn-on-wifi on sim-" in out and "step   1" not in out  # no per-step lines without a terminal

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from ufo_mobile.fleet import results
@@ -70,7 +71,11 @@ def test_the_page_links_each_runs_report_and_escapes_run_text(tmp_path: Path) ->
         assert f'href="{run_id}/report.html"' in page
     assert "<script>" not in page and "&lt;script&gt;" in page and "\x1b" not in page
     assert "phone lost, retried" in page and "no phone left in the pool" in page
-    assert page.count("<tr>") == 9 + 1 + 4  # 8 facts and a lost phone, the header, 3 attempts and a task not run
+    assert page.count("<tr>") == 9 + 1  # 8 facts and a lost phone, the header
+    # a row per attempt and per task not run, the failed task first, the finished one last
+    assert re.findall(r'<tr class="\w+" data-tone="(\w+)" data-key="([\w-]+)"', page) == [
+        ("fail", "t02-a1"), ("other", "t03"), ("ok", "t01-a1"), ("ok", "t01-a2")]
+    assert '<p id="score" class="score other">1/3 tasks finished, 1 failed, 1 not run</p>' in page
 
 
 def test_a_run_that_stopped_for_a_person_is_counted_apart(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from ufo_mobile.core.ui.state import build_ui_state
-from ufo_mobile.replay.similarity import compare, normalise, signatures
+from ufo_mobile.replay.similarity import NEW_DISCOUNT, compare, normalise, signatures
 
 CORPUS = Path(__file__).resolve().parents[4] / "shared" / "data" / "ui_dumps"
 SIZE = (1080, 2400)
@@ -65,6 +65,17 @@ def test_another_screen_scores_low_and_lists_what_is_missing_and_new() -> None:
     result = compare(settings, SIZE, other, SIZE)
     assert result.score < 0.2
     assert result.missing == [c["index"] for c in settings] and result.new == [1, 2]
+
+
+def test_a_control_that_came_in_weighs_less_than_one_that_went_away() -> None:
+    """A launcher with two more apps installed is still the screen the step was decided on; the
+    same screen having lost two of its rows is further from it."""
+    six = ["Wi-Fi", "Bluetooth", "Display", "Sound", "Storage", "Battery"]
+    more = compare(rows(six[:4]), SIZE, rows(six), SIZE)
+    fewer = compare(rows(six), SIZE, rows(six[:4]), SIZE)
+    assert more.new == [11, 12, 13, 14] and fewer.missing == [11, 12, 13, 14]
+    assert more.score >= 0.8 > fewer.score
+    assert more.score == round(20 / (20 + 28 - 20 - NEW_DISCOUNT * 8), 4)  # both title rows, two weights each
 
 
 def test_screens_of_another_size_compare_by_relative_position() -> None:

@@ -24,7 +24,8 @@ from ufo_mobile.report.webfonts import font_faces_css, page_text
 HOSTILE = "<script>alert(1)</script>\"><img src=x onerror=alert(2)>'q' \u202eevil\u202c \x1b]0;title\x07 &amp;"
 TAGS = {"html", "head", "meta", "title", "style", "body", "main", "header", "section", "h1", "h2", "h3", "p", "span",
         "a", "table", "thead", "tbody", "tr", "th", "td", "div", "pre", "code", "details", "summary", "article",
-        "figure", "figcaption", "img", "footer"}
+        "figure", "figcaption", "img", "footer", "b", "ul", "ol", "li"}
+RUN_FILE = re.compile(r"steps/\d{4}/(annotated|screenshot)\.png|final\.png")  # a link to a file of the run
 
 
 class _Tags(HTMLParser):
@@ -51,6 +52,8 @@ def _hostile_run(tmp_path: Path) -> Path:
     (folder / "reply.txt").write_text(HOSTILE)
     (folder / "screen.txt").write_text(HOSTILE)
     (folder / "prompt.json").write_text(json.dumps([{"role": HOSTILE, "content": HOSTILE}]))
+    (folder / "state.json").write_text(json.dumps({"plan": [HOSTILE], "manager_memory": [HOSTILE],
+                                                   "current_subgoal": HOSTILE, "step_records": []}))
     lines = (run_dir / "steps.jsonl").read_text().splitlines()
     (run_dir / "steps.jsonl").write_text("\n".join([json.dumps(line), *lines[1:]]) + "\n")
     with (run_dir / "run.log").open("a") as f:
@@ -68,8 +71,8 @@ def test_hostile_text_is_shown_as_text_never_as_markup(tmp_path: Path) -> None:
         for name, value in attrs:
             if name == "src":
                 assert value is not None and value.startswith("data:image/jpeg;base64,"), (tag, value)
-            if name == "href":
-                assert value is not None and value.startswith("#"), (tag, value)
+            if name == "href":  # a place in the page, or a screenshot of the run, next to the page
+                assert value is not None and (value.startswith("#") or RUN_FILE.fullmatch(value)), (tag, value)
     assert "<script" not in page and "\u202e" not in page and "\x1b" not in page and "\x07" not in page
     text = page_text(page.split("<main>", 1)[1])
     assert set("<>\"'&") <= set(text)  # the characters are there, as text
@@ -115,7 +118,7 @@ def test_an_interrupted_run_shows_where_it_stopped(tmp_path: Path) -> None:
     assert "interrupted" in page[brk:brk + 300]
 
 
-def test_the_timeline_has_both_machines_of_reasoning_mode(tmp_path: Path) -> None:
+def test_the_transitions_have_both_machines_of_reasoning_mode(tmp_path: Path) -> None:
     run_dir = make_run(tmp_path, steps=2, mode="reasoning")
     events = [("Manager", 0, "NONE", "CONTINUE", ""), ("Manager", 1, "CONTINUE", "ASSIGN", "open Settings"),
               ("Executor", 0, "NONE", "CONTINUE", ""), ("Executor", 2, "CONTINUE", "FINISH", "opened Settings"),
@@ -124,7 +127,7 @@ def test_the_timeline_has_both_machines_of_reasoning_mode(tmp_path: Path) -> Non
         {"event": "transition", "agent": a, "step": s, "from": f, "to": t, "reason": r}) + "\n"
         for a, s, f, t, r in events) + json.dumps({"event": "model_call", "step": 1}) + "\n")
     page = render_report(run_dir)
-    table = page[page.index('<table class="timeline">'):]
+    table = page[page.index('<table class="transitions">'):]
     table = table[:table.index("</table>")]
     rows = re.findall(r"<tr( class=\"[a-z]+\")?>", table)
     assert len(rows) == 1 + len(events) + 1  # the head, every transition, the end

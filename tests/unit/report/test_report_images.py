@@ -64,7 +64,8 @@ def test_the_highlight_follows_the_screen_size_not_the_screenshot_size(tmp_path:
 def test_the_step_shows_the_chosen_control_highlighted(tmp_path: Path) -> None:
     page = render_report(make_run(tmp_path, steps=2))
     step = page[page.index('id="step-1"'):page.index('id="step-2"')]
-    (uri, box) = re.findall(r'<img src="(data:image/jpeg;base64,[^"]+)"[^>]*data-highlight="([0-9,]*)"', step)[0]
+    (uri, box) = re.findall(r'<img class="before" src="(data:image/jpeg;base64,[^"]+)"[^>]*data-highlight="([0-9,]*)"',
+                             step)[0]
     assert box == "0,76,323,131"  # control 3, [0,252,1080,440] on a 1080x2400 screen, at 324x720
     image = _decode(uri)
     assert image.size == (324, 720)

@@ -106,3 +106,28 @@ def test_hostile_json_shapes_do_not_break_loading(tmp_path: Path) -> None:
     assert run.problems == ["steps.jsonl: 2 lines could not be read (torn by a crash, or not a JSON object)"]
     page = render_report(run_dir)
     assert "not json at all" in page and 'id="step-1"' in page
+
+
+def test_reasoning_state_usage_and_raw_screenshot_are_read(tmp_path: Path) -> None:
+    run_dir = make_run(tmp_path, steps=2, mode="reasoning")
+    state = {"plan": ["Open Wi-Fi", "Switch Wi-Fi on"], "manager_memory": ["Wi-Fi lives in Settings."],
+             "current_subgoal": "Open Wi-Fi",
+             "step_records": [{"step": 1, "agent": "Manager", "subgoal": ""},
+                              {"step": 2, "agent": "Executor", "subgoal": "Open Wi-Fi"}]}
+    (run_dir / "steps" / "0002" / "state.json").write_text(json.dumps(state))
+    (run_dir / "steps" / "0001" / "state.json").write_text(json.dumps({"plan": [], "manager_memory": []}))
+    (run_dir / "steps" / "0002" / "model.json").write_text(json.dumps({"usage": {"prompt_tokens": 7, "calls": 1}}))
+    lines = [json.loads(x) for x in (run_dir / "steps.jsonl").read_text().splitlines()]
+    del lines[1]["usage"]  # an older line without its usage: model.json has it
+    (run_dir / "steps.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    first, second = load_run(run_dir).steps
+    assert first.plan is None  # nothing planned: no fields
+    assert second.plan is not None
+    assert second.plan.plan == ("Open Wi-Fi", "Switch Wi-Fi on") and second.plan.memory == ("Wi-Fi lives in Settings.",)
+    assert (second.plan.current_subgoal, second.plan.subgoal) == ("Open Wi-Fi", "Open Wi-Fi")
+    assert first.usage == {"prompt_tokens": 100, "cached_tokens": 0, "completion_tokens": 20, "cost_usd": 0.001,
+                           "calls": 1}
+    assert second.usage == {"prompt_tokens": 7, "calls": 1}
+    assert first.screenshot == run_dir / "steps" / "0001" / "screenshot.png"
+    (first.folder / "screenshot.png").unlink()
+    assert first.screenshot is None and first.image is not None  # the annotated one is still there

@@ -69,6 +69,7 @@ class BasicAgent:
 
     @property
     def state(self) -> AgentState:
+        """The agent's current state (from its own registry); ``set_state`` moves it."""
         return self._state
 
     def set_state(self, state: AgentState) -> None:
@@ -92,6 +93,7 @@ class BasicAgent:
         self.reason = reason
 
     async def handle(self, context: RunContext) -> None:
+        """Do the current state's work (a step, a takeover, a confirmation, ...) in the run ``context``."""
         self.bind_run(context)
         await self.state.handle(self, context)
 

@@ -19,10 +19,13 @@ from ufo_mobile.core.processors.llm_interaction import LLMInteraction
 
 
 class CodeActAgent(MobileAgent):
+    """The agent of ``mode: codeact``: each reply is Python code that calls the tools, run in a sandbox."""
+
     interaction_class: type[LLMInteraction] = CodeActInteraction
     json_replies: ClassVar[bool] = False
     model_role: ClassVar[str] = "codeact"
 
     def execution(self) -> Phase:
+        """Phase 3: run the reply's code, whose tool calls act on the phone."""
         return CodeExecution(self.tools, self.phone, self.settings.agent, self.settings.codeact,
                              policy=self.confirm_policy(), attendance=self.attendance(), output=self.output_spec())

@@ -40,6 +40,8 @@ class TakeoverRequest:
 
 @dataclass(frozen=True)
 class TakeoverAnswer:
+    """A person's answer to a ``TakeoverRequest``."""
+
     done: bool  # False: the person will not (or cannot) do it; the run ends in FAIL
     note: str = ""  # what the person says happened; the model reads it next step
 
@@ -57,6 +59,8 @@ class ConfirmRequest:
 
 @dataclass(frozen=True)
 class ConfirmAnswer:
+    """A person's answer to a ``ConfirmRequest``: whether the action may run."""
+
     approved: bool
     note: str = ""  # with a refusal, the model reads it next step
 
@@ -73,6 +77,8 @@ class AskRequest:
 
 @dataclass(frozen=True)
 class AskAnswer:
+    """The user's answer to an ``AskRequest``."""
+
     answered: bool  # False: no answer (the run ends as needing a person)
     text: str = ""  # the answer, which the model reads next step
 
@@ -81,11 +87,17 @@ class AskAnswer:
 class Operator(Protocol):
     """A person (or a host speaking for one)."""
 
-    async def take_over(self, request: TakeoverRequest) -> TakeoverAnswer: ...
+    async def take_over(self, request: TakeoverRequest) -> TakeoverAnswer:
+        """Have the person do on the phone what the model asked for; return once they are done (or will not)."""
+        ...
 
-    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer: ...
+    async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
+        """Ask the person whether the action may run."""
+        ...
 
-    async def ask(self, request: AskRequest) -> AskAnswer: ...
+    async def ask(self, request: AskRequest) -> AskAnswer:
+        """Put the model's question to the user and return their answer."""
+        ...
 
 
 TakeoverCallback = Callable[[TakeoverRequest], TakeoverAnswer | Awaitable[TakeoverAnswer]]
@@ -103,18 +115,21 @@ class CallbackOperator:
         self._ask = ask
 
     async def take_over(self, request: TakeoverRequest) -> TakeoverAnswer:
+        """The ``take_over`` function's answer; without one, the takeover is declined."""
         if self._take_over is None:
             return TakeoverAnswer(False, "the host takes no takeovers")
         answer = self._take_over(request)
         return await answer if inspect.isawaitable(answer) else answer
 
     async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer:
+        """The ``confirm`` function's answer; without one, the action is refused."""
         if self._confirm is None:
             return ConfirmAnswer(False, "the host confirms nothing")
         answer = self._confirm(request)
         return await answer if inspect.isawaitable(answer) else answer
 
     async def ask(self, request: AskRequest) -> AskAnswer:
+        """The ``ask`` function's answer; without one, the question goes unanswered."""
         if self._ask is None:
             return AskAnswer(False, "the host takes no questions")
         answer = self._ask(request)
@@ -131,16 +146,19 @@ class PersonInTheLoop:
         self.context = context
 
     async def take_over(self, request: TakeoverRequest) -> TakeoverAnswer | str:
+        """The operator's answer to a takeover, or why there is none."""
         if self.operator is None:
             return f"needs a person: the agent asked a person to take over ({request.message}), and nobody can answer"
         return await self._ask(self.operator.take_over(request), f"take over ({request.message})")
 
     async def confirm(self, request: ConfirmRequest) -> ConfirmAnswer | str:
+        """The operator's approval or refusal, or why there is none."""
         if self.operator is None:
             return "nobody can approve during this run"
         return await self._ask(self.operator.confirm(request), f"approve {request.action}")
 
     async def ask(self, request: AskRequest) -> AskAnswer | str:
+        """The user's answer to the model's question, or why there is none."""
         ask = getattr(self.operator, "ask", None) if self.operator is not None else None
         if ask is None:
             return f"needs a person: the agent asked the user: {request.question}"

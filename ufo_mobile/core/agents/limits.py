@@ -15,7 +15,11 @@ from ufo_mobile.settings import LimitSettings
 
 
 class TimerHandle(Protocol):
-    def cancel(self) -> None: ...
+    """A started timer (``asyncio.TimerHandle`` is one)."""
+
+    def cancel(self) -> None:
+        """Stop the timer before it fires."""
+        ...
 
 
 #: Starts a timer: ``timer(seconds, callback)`` calls ``callback()`` once after ``seconds`` unless the

@@ -39,6 +39,15 @@ from ufo_mobile.settings import Settings
 
 
 class MobileAgent(BasicAgent):
+    """The agent of ``mode: direct``: each step it observes the phone, asks the model for the next
+    action, runs it and remembers what happened, until the model ends the task or a limit does.
+
+    ``phone`` is the run's ``Phone`` (driver, screen reader and tools), ``model`` the ``ChatModel``
+    it asks, ``settings`` the run's ``Settings``; ``options`` the run-wide logger, step timer,
+    person in the loop and middleware. A ``Session`` makes one (``core/agents/factory.py``); it is
+    driven through its state machine (``handle``), one state's work at a time.
+    """
+
     #: this agent's rulebook (reasoning mode's executor has its own)
     rules: Rulebook = MOBILE_RULES
     #: the model answers in the JSON reply format (CodeAct's answers are code, which calls the tools)
@@ -47,6 +56,7 @@ class MobileAgent(BasicAgent):
 
     @staticmethod
     def new_state_manager() -> AgentStateManager:
+        """The registry this agent's states come from."""
         return MobileAgentStateManager()
 
     def __init__(self, name: str, *, phone: Phone, model: ChatModel, settings: Settings,
@@ -102,6 +112,7 @@ class MobileAgent(BasicAgent):
         return load_output_spec(output) if output is not None and self.ends_task else None
 
     def confirm_policy(self) -> ConfirmPolicy:
+        """Which actions wait for a person's approval (``human.confirm``)."""
         c = self.settings.human.confirm
         return ConfirmPolicy.of(c.tools, c.apps, c.when_model_asks)
 

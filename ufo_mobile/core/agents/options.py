@@ -19,6 +19,8 @@ from ufo_mobile.core.processors.base import Middleware
 
 @dataclass(frozen=True)
 class AgentOptions:
+    """The run-wide choices every agent of a run is made with (see the module docstring)."""
+
     logger: Any = None
     step_timer: StepTimer = event_loop_timer
     operator: Operator | None = None

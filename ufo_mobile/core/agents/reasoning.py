@@ -58,6 +58,7 @@ class ExecutorAgent(MobileAgent):
 
     @staticmethod
     def new_state_manager() -> AgentStateManager:
+        """The sub-agents' registry: a subgoal's states, then back to the manager."""
         return SubAgentStateManager()
 
     def __init__(self, name: str, *, parent: ManagerAgent, **kwargs: Any) -> None:
@@ -72,6 +73,7 @@ class ExecutorAgent(MobileAgent):
             self.reason = ctx.result.summary if ctx.result is not None else (ctx.error or "no action")
 
     async def hand_back(self, context: RunContext) -> None:
+        """Tell the manager how the subgoal went."""
         manager = self.parent
         assert isinstance(manager, ManagerAgent)
         manager.subtask_done(context, self, ok=self.status == S.FINISH)
@@ -88,6 +90,10 @@ class TextManipulatorAgent(ExecutorAgent):
 
 
 class ManagerAgent(BasicAgent):
+    """The planner of ``mode: reasoning``: it keeps a plan and a memory, and hands each subgoal to
+    the executor (an action), the text manipulator (rewriting a field's text) or the scripter (Python
+    off the phone); it alone ends the task. Made with the same arguments as ``MobileAgent``."""
+
     model_role: ClassVar[str] = "manager"
     phone: Phone  # always one
 
@@ -148,6 +154,7 @@ class ManagerAgent(BasicAgent):
         self.subgoal = dict(ctx.extra.get("subgoal") or {})
 
     def assignee(self) -> AgentLike:
+        """The sub-agent the current subgoal goes to."""
         kind = self.subgoal.get("kind", "action")
         if kind == "script":
             return self.scripter

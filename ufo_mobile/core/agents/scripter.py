@@ -55,6 +55,7 @@ class ScriptPhase(LLMInteraction):
         return await self.ask_until_parsed(ctx, messages, parse_code_reply, what="the script reply")
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
+        """Have the model write the script for the current subgoal and run it; the shared state's update."""
         task = ctx.shared.current_subgoal
         if not self.settings.enabled:
             ctx.fail("script items are turned off (reasoning.scripter.enabled: false): plan the step on the phone")
@@ -106,6 +107,7 @@ class ScripterAgent(BasicAgent):
         await self.run_step(context, self.processor, self.new_step(context))
 
     async def hand_back(self, context: RunContext) -> None:
+        """Tell the manager how the script went."""
         done = getattr(self.parent, "subtask_done", None)
         if done is not None:
             done(context, self, ok=self.status == MobileAgentStatus.FINISH)

@@ -27,6 +27,7 @@ class Models:
     owned: list[ChatModel] = field(default_factory=list)
 
     def managed(self) -> Iterator[ManagedModel]:
+        """The models that hold resources of their own (``ManagedModel``)."""
         for each in (self.main, *self.roles.values()):
             if isinstance(each, ManagedModel):
                 yield each
@@ -41,6 +42,7 @@ class Models:
             each.bind_logger(logger)
 
     async def aclose(self) -> None:
+        """Close the models the run built."""
         for each in self.owned:
             if isinstance(each, ManagedModel):
                 await each.aclose()
@@ -58,16 +60,26 @@ class RunParts(Protocol):
     def check(self) -> None:
         """Raise ConfigError for a file the run would load later (a tool, an output model)."""
 
-    def models(self) -> Models: ...
+    def models(self) -> Models:
+        """The run's models; a bad model setting is a ConfigError."""
+        ...
 
     def phone(self) -> Any:
         """The simulated phone to drive, built before the run directory (None: not one)."""
 
-    def new_writer(self, run_id: str, redactor: Redactor) -> RunWriter: ...
+    def new_writer(self, run_id: str, redactor: Redactor) -> RunWriter:
+        """The writer of a new run directory named ``run_id``."""
+        ...
 
-    def resumed_writer(self, run_dir: Path, redactor: Redactor) -> tuple[RunWriter, Resumed]: ...
+    def resumed_writer(self, run_dir: Path, redactor: Redactor) -> tuple[RunWriter, Resumed]:
+        """The writer of an interrupted run's directory, and where the run goes on from."""
+        ...
 
-    def device(self, phone: Any, *, logger: Any, writer: RunWriter) -> DeviceDriver: ...
+    def device(self, phone: Any, *, logger: Any, writer: RunWriter) -> DeviceDriver:
+        """The driver of the run's phone (``phone``: what ``phone()`` built)."""
+        ...
 
     def agent(self, device: DeviceDriver, model: ChatModel, *, replay: ReplayPlan | None, logger: Any,
-              redact: Callable[[str], str]) -> BasicAgent: ...
+              redact: Callable[[str], str]) -> BasicAgent:
+        """The run's root agent, on ``device`` and asking ``model``."""
+        ...

@@ -61,6 +61,7 @@ class RunBuilder:
 
     @property
     def owns_device(self) -> bool:
+        """Whether the run's phone is its own (closed with the run), not one the caller passed in."""
         return self.given_device is None
 
     def check(self) -> None:

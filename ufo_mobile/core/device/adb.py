@@ -35,6 +35,14 @@ _ACTIVITY = re.compile(r"[\w.$/]+")
 
 
 class AdbDriver(AdbTextMixin, AdbAppsMixin, AdbScreenMixin, AdbDumpMixin):
+    """A phone over the adb server (``device.kind: adb``), by adbutils alone.
+
+    ``serial``: the phone (``host:port`` is ``adb connect``-ed first; None: the only phone ready);
+    ``client``: the adb server's client (default: the local adb server); ``timeout``: the bound on every
+    call, in seconds; ``label_cache_dir``: where app labels read from APKs are kept (None: memory
+    only); ``display_id``: the display to capture on a multi-display phone.
+    """
+
     supported: ClassVar[frozenset[str]] = frozenset({
         "connect", "ensure_connected", "close", "tap", "long_press", "swipe", "drag", "input_text", "press_key",
         "start_app", "install_app", "list_packages", "get_apps", "screenshot", "get_ui_tree", "fallback_ui_tree",

@@ -59,6 +59,8 @@ def label_for(package: str) -> str:
 
 
 class AdbAppsMixin(AdbBase):
+    """``AdbDriver``'s apps: installing, the installed packages, and the launchable apps with their labels."""
+
     async def install_app(self, apk_path: str) -> None:
         """Push the APK and ``pm install -r -t`` it (what ``adb install`` does without streaming)."""
         remote = f"/data/local/tmp/ufo-install-{uuid.uuid4().hex}.apk"

@@ -128,6 +128,7 @@ class AdbBase(DeviceDriver):
 
     @property
     def device(self) -> adbutils.AdbDevice:
+        """The connected adbutils device; ``DeviceDisconnectedError`` before ``connect``."""
         if self._device is None:
             raise DeviceDisconnectedError("not connected (call connect first)", serial=self.serial)
         return self._device

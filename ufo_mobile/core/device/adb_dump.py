@@ -83,6 +83,8 @@ def _dump_through_u2(device: adbutils.AdbDevice, client: adbutils.AdbClient) -> 
 
 
 class AdbDumpMixin(AdbBase):
+    """``AdbDriver``'s UI hierarchy: ``uiautomator dump``, and a one-off dump through uiautomator2."""
+
     async def get_ui_tree(self) -> str:
         try:
             return await self._dump_once()

@@ -46,6 +46,8 @@ def display_ids(surface_flinger: str) -> list[str]:
 
 
 class AdbScreenMixin(AdbBase):
+    """``AdbDriver``'s screen: screenshots, the soft keyboard and the app in front."""
+
     async def screenshot(self) -> bytes:
         display = await self._screencap_display()
         command = "screencap -p" + (f" -d {display}" if display else "")

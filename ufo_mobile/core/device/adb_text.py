@@ -71,6 +71,8 @@ def bundled_u2_apk() -> Path:
 
 
 class AdbTextMixin(AdbBase):
+    """``AdbDriver``'s typing: exactly the text given, clearing a field, selecting all."""
+
     async def input_text(self, text: str, clear: bool = False) -> None:
         if clear:
             await self.clear_field()

@@ -101,13 +101,17 @@ class RectLike(Protocol):
     """Anything with pixel edges, such as ``ui.hierarchy.Bounds`` (right/bottom exclusive)."""
 
     @property
-    def left(self) -> int: ...
+    def left(self) -> int:
+        """The left edge, in pixels."""
     @property
-    def top(self) -> int: ...
+    def top(self) -> int:
+        """The top edge, in pixels."""
     @property
-    def right(self) -> int: ...
+    def right(self) -> int:
+        """The right edge, in pixels (exclusive)."""
     @property
-    def bottom(self) -> int: ...
+    def bottom(self) -> int:
+        """The bottom edge, in pixels (exclusive)."""
 
 
 Box = RectLike | Sequence[int]
@@ -156,7 +160,14 @@ class CurrentApp:
 
 
 class DeviceDriver:
-    """Base class of every driver. Subclasses override what they list in ``supported``."""
+    """Base class of every driver: the operations the agent may ask of a phone, all coroutines.
+    Subclasses override what they list in ``supported``; the rest raise ``NotImplementedError``.
+
+    Coordinates are screen pixels in the current orientation, (0, 0) at the top left; durations are
+    milliseconds. A failed call raises a ``DeviceError`` (``ufo_mobile.errors``): the phone went away
+    (``DeviceDisconnectedError``), did not answer in time (``DeviceTimeoutError``) or refused the
+    command (``DeviceCommandError``).
+    """
 
     supported: ClassVar[frozenset[str]] = frozenset()
 
@@ -164,15 +175,18 @@ class DeviceDriver:
     serial: str = "?"
 
     async def connect(self) -> None:
+        """Reach the phone and make it ready; a phone that cannot be reached raises ``DeviceError``."""
         raise NotImplementedError("connect")
 
     async def ensure_connected(self) -> None:
+        """Connect if not yet connected (or connect again after the connection was lost)."""
         raise NotImplementedError("ensure_connected")
 
     async def close(self) -> None:
         """Release resources. Safe to call twice; the default does nothing."""
 
     async def tap(self, x: int, y: int) -> None:
+        """Tap the point (x, y)."""
         raise NotImplementedError("tap")
 
     async def tap_in(self, bounds: Box) -> None:
@@ -187,9 +201,11 @@ class DeviceDriver:
         await self.swipe(x, y, x, y, duration_ms)
 
     async def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        """Swipe from (x1, y1) to (x2, y2) in ``duration_ms``."""
         raise NotImplementedError("swipe")
 
     async def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 1000) -> None:
+        """Press at (x1, y1), move to (x2, y2) in ``duration_ms`` and let go (drag and drop)."""
         raise NotImplementedError("drag")
 
     async def input_text(self, text: str, clear: bool = False) -> None:
@@ -202,15 +218,19 @@ class DeviceDriver:
         raise NotImplementedError("press_key")
 
     async def start_app(self, package: str, activity: str | None = None) -> None:
+        """Bring the app ``package`` to the front (its ``activity``, else its launcher activity)."""
         raise NotImplementedError("start_app")
 
     async def install_app(self, apk_path: str) -> None:
+        """Install the APK at ``apk_path`` (a file on this machine)."""
         raise NotImplementedError("install_app")
 
     async def list_packages(self) -> list[str]:
+        """The package names of the installed apps."""
         raise NotImplementedError("list_packages")
 
     async def get_apps(self) -> list[AppInfo]:
+        """The apps a user can open, with their labels."""
         raise NotImplementedError("get_apps")
 
     async def screenshot(self) -> bytes:
@@ -230,9 +250,11 @@ class DeviceDriver:
         raise NotImplementedError("keyboard_state")
 
     async def get_date(self) -> str:
+        """The phone's date and time, as its ``date`` command prints it."""
         raise NotImplementedError("get_date")
 
     async def current_app(self) -> CurrentApp:
+        """The app in the foreground, and its activity when the phone says."""
         raise NotImplementedError("current_app")
 
     async def screen_size(self) -> tuple[int, int]:
@@ -240,6 +262,7 @@ class DeviceDriver:
         raise NotImplementedError("screen_size")
 
     def supports(self, operation: str) -> bool:
+        """Whether this driver implements ``operation`` (a method name, e.g. "install_app")."""
         return operation in self.supported
 
     def observe(self, observation_id: str | None) -> None:

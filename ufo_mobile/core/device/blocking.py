@@ -94,6 +94,7 @@ class DaemonWorkers:
 
     @property
     def closed(self) -> bool:
+        """Whether ``close`` was called."""
         return self._closed
 
     def close(self) -> None:

@@ -20,6 +20,9 @@ HINTS = {
 
 @dataclass(frozen=True)
 class DeviceRow:
+    """One phone as ``python -m ufo_mobile devices`` lists it; ``note`` says what to do about a phone
+    that is not ready."""
+
     serial: str
     state: str
     model: str = ""
@@ -65,6 +68,7 @@ def list_devices(client: Any, *, timeout: float = 10.0) -> list[DeviceRow]:
 
 
 def format_rows(rows: list[DeviceRow]) -> str:
+    """The rows as an aligned table, each note on a line of its own below it (or how to connect a phone)."""
     if not rows:
         return "no devices: connect a phone with USB debugging on, or run 'adb connect HOST:PORT'"
     header = ("SERIAL", "STATE", "MODEL", "ANDROID", "SCREEN")

@@ -47,10 +47,12 @@ def _app(match: re.Match[str] | None) -> CurrentApp | None:
 
 
 def focused_app(window_dump: str) -> CurrentApp | None:
+    """The app of the focused window in ``dumpsys window``'s output, if it names one."""
     return _app(_FOCUS.search(window_dump)) or _app(_FOCUSED_APP.search(window_dump))
 
 
 def resumed_activity(activities_dump: str) -> CurrentApp | None:
+    """The resumed activity in ``dumpsys activity activities``' output, if it names one."""
     for pattern in _RESUMED:
         found = _app(pattern.search(activities_dump))
         if found is not None:

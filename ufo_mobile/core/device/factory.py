@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 
 def adb_client(settings: DeviceSettings) -> Any:
+    """A client of the adb server the settings name (``adb_host``, ``adb_port``)."""
     from ufo_mobile.core.device.adb_base import AdbServerClient
 
     return AdbServerClient(host=settings.adb_host, port=settings.adb_port,

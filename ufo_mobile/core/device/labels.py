@@ -91,14 +91,18 @@ class LabelCache:
 
     @property
     def path(self) -> Path | None:
+        """The cache file; None when labels are kept in memory only."""
         return self._path
 
     def get(self, package: str, version: int | None) -> str | None:
+        """The label kept for this version of ``package``; None when there is none (or another version's)."""
         self._load()
         entry = self._entries.get(package)
         return entry[1] if entry is not None and version is not None and entry[0] == version else None
 
     def put(self, package: str, version: int | None, label: str) -> None:
+        """Keep ``label`` for this version of ``package`` (``save`` writes the file); a package
+        without a version is not kept."""
         self._load()
         if version is not None:
             self._entries[package] = (version, label)

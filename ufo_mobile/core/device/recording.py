@@ -100,6 +100,7 @@ class RecordingDriver(DriverWrapper):
 
     @property
     def observation(self) -> str | None:
+        """The id of the observation the next action is taken on; None before the first one."""
         if self._explicit is not None:
             return self._explicit
         return f"auto-{self._rounds}" if self._rounds else None

@@ -48,6 +48,10 @@ KEYCODE_A = 29
 
 
 class U2Driver(DeviceDriver):
+    """A phone through uiautomator2's on-device server (``device.kind: u2``), with an ``AdbDriver``
+    on the same phone for the rest (see the module docstring). Takes ``AdbDriver``'s arguments, and
+    ``fallback``: carry on as plain adb when the server cannot start (else ``connect`` fails)."""
+
     # no fallback dumper: the server's own dump already copes with animated screens
     supported: ClassVar[frozenset[str]] = AdbDriver.supported - {"fallback_ui_tree"}
 

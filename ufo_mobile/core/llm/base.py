@@ -16,6 +16,8 @@ from ufo_mobile.core.memory.messages import ChatMessage
 
 @dataclass(frozen=True)
 class Usage:
+    """Tokens, cost (USD; None: unknown) and calls of one model call, a step or a run; ``+`` adds two."""
+
     prompt_tokens: int = 0  # all input tokens, cached ones included (as the API counts them)
     completion_tokens: int = 0
     cached_tokens: int = 0  # the part of prompt_tokens served from the provider's prompt cache
@@ -29,9 +31,11 @@ class Usage:
 
     @property
     def total_tokens(self) -> int:
+        """Prompt and completion tokens together."""
         return self.prompt_tokens + self.completion_tokens
 
     def to_dict(self) -> dict[str, Any]:
+        """The usage as JSON-ready data (the cost rounded to six decimals)."""
         return {"prompt_tokens": self.prompt_tokens, "cached_tokens": self.cached_tokens,
                 "completion_tokens": self.completion_tokens,
                 "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6), "calls": self.calls}
@@ -77,8 +81,14 @@ class ManagedModel(Protocol):
     secrets everywhere, binds the run's logger to it once the run directory exists, and closes it
     when the run ends (if the session built it)."""
 
-    def secrets(self) -> list[str]: ...
+    def secrets(self) -> list[str]:
+        """The values that must never be written anywhere (an API key)."""
+        ...
 
-    def bind_logger(self, logger: Any) -> None: ...
+    def bind_logger(self, logger: Any) -> None:
+        """Log retries and fallbacks to ``logger`` (the run's log) from now on."""
+        ...
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Release what the model holds (its network client)."""
+        ...

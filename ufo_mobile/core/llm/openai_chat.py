@@ -2,7 +2,8 @@
 the chat-completions API (vLLM, Ollama, LM Studio, llama.cpp server, OpenRouter).
 
 One ``complete`` is one logical call: attempts under a per-attempt timeout, retried by our own
-policy (the SDK's retries are off) and logged, structured output with a remembered fallback to
+policy (the SDK's retries are off), logged and reported to whoever watches the run live
+(``ufo_mobile/core/trace/progress.py``), structured output with a remembered fallback to
 plain JSON, and the usage and cost of the attempt that answered.
 """
 
@@ -24,6 +25,7 @@ from ufo_mobile.core.llm.prices import PriceTable
 from ufo_mobile.core.llm.retry import RetryBudget, RetryBudgetSpent, RetryClock, RetryPolicy
 from ufo_mobile.core.llm.wire import WireReply, json_schema_format, read_reply, to_openai_messages
 from ufo_mobile.core.memory.messages import ChatMessage
+from ufo_mobile.core.trace.progress import Progress, report
 from ufo_mobile.errors import LLMError
 from ufo_mobile.settings import ModelSettings
 
@@ -119,6 +121,9 @@ class OpenAIChatModel:
         self._log.warning("model_retry", model=self.name, attempt=attempt, status=failure.status,
                           error=failure.summary, delay_seconds=round(delay, 3), delay_source=source,
                           elapsed_seconds=round(budget.elapsed(), 3))
+        # counted in retries (a request without the schema after a refusal is not one)
+        report(Progress("retry", text=failure.summary, delay=delay, attempt=budget.retries + 1,
+                        attempts=self.policy.max_retries + 1))
         await self.clock.sleep(delay)
 
     def _fall_back(self, failure: Failure) -> None:

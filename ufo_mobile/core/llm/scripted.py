@@ -14,6 +14,18 @@ An entry may also be ``{delay_seconds: 5, reply: {...}}`` to delay just that rep
 ``{after_file: PATH, reply: {...}}`` to hold it until the file PATH exists (a test, a demo or a
 person decides when the run goes on; the step timeout still bounds the wait).
 
+A reply may name a control by its label instead of its number, as a model reading the screen
+would: ``{name: click, args: {index: {label: Wi-Fi}, text: Wi-Fi}}`` in a mapping, ``{{label: Wi-Fi}}``
+inside a text reply (``click(index={{label: Wi-Fi}}, text="Wi-Fi")``). The scripted model fills in the
+number that control has on the screen it is sent (``ufo_mobile/core/llm/prompt_reading.py``), so the
+script survives a phone that numbers its controls differently (a status bar listed first); a label
+the screen does not show stops the run with an error naming the label and the reply.
+
+A reply may wait for proof on the screen: ``{expect: {label: Use Wi-Fi, flag: check=on}, reply:
+{status: FINISH, ...}}`` is sent only when the screen it is sent shows a control with that label
+(and flag); otherwise the run stops with an error. A script's FINISH then never claims a result
+the phone does not show (the demo's last reply does this).
+
 One script can serve every mode (``mode`` in the task file, ``run --mode``): ``replies`` are the
 direct mode's, and ``modes: {reasoning: [...], codeact: [...]}`` holds the others' (the manager's
 tag replies and the executor's JSON in turn; CodeAct's ```python blocks).
@@ -31,11 +43,20 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ufo_mobile import yamlio
 from ufo_mobile.core.llm.base import Completion, Usage
+from ufo_mobile.core.llm.prompt_reading import LabelError, fill_labels, has_labels, latest_screen, shows
 from ufo_mobile.core.memory.messages import ChatMessage
 from ufo_mobile.errors import ConfigError, LLMError
 from ufo_mobile.safe_text import printable
 
 AFTER_FILE_POLL_SECONDS = 0.05  # how often a reply held by ``after_file`` looks for its file
+WRAPPER_KEYS = frozenset({"reply", "delay_seconds", "after_file", "expect"})
+
+
+def _brief(entry: Any) -> str:
+    """A script entry on one short line, for an error message."""
+    text = entry if isinstance(entry, str) else json.dumps(entry, ensure_ascii=False)
+    text = printable(" ".join(text.split()))
+    return text if len(text) <= 100 else text[:99] + "\u2026"
 
 
 class Script(BaseModel):
@@ -79,15 +100,31 @@ class ScriptedModel:
             raise ConfigError(err["msg"], path=str(path), key=key) from exc
 
     @staticmethod
-    def _render(entry: str | dict[str, Any]) -> tuple[str, float | None, Path | None]:
-        """The reply's text, its own delay (None: the script's) and the file it waits for."""
-        if isinstance(entry, str):
-            return entry, None, None
-        if "reply" in entry and set(entry) <= {"reply", "delay_seconds", "after_file"}:
-            inner, _, _ = ScriptedModel._render(entry["reply"])
-            after = Path(str(entry["after_file"])) if entry.get("after_file") else None
-            return inner, float(entry.get("delay_seconds", 0)), after
-        return json.dumps(entry, ensure_ascii=False), None, None
+    def _unwrap(entry: str | dict[str, Any]) -> tuple[str | dict[str, Any], dict[str, Any] | None]:
+        """The reply itself and its wrapper (``delay_seconds``, ``after_file``, ``expect``), if any."""
+        if isinstance(entry, dict) and "reply" in entry and set(entry) <= WRAPPER_KEYS:
+            return entry["reply"], entry
+        return entry, None
+
+    def _read_screen(self, entry: str | dict[str, Any], expect: Any, index: int,
+                     messages: Sequence[ChatMessage]) -> str | dict[str, Any]:
+        """``entry`` with the controls it names by label numbered as on the screen in ``messages``,
+        after checking that the screen shows what ``expect`` (``{label: ..., flag: ...}``) names."""
+        if not has_labels(entry) and not expect:
+            return entry
+        where = f"reply {index + 1} of {self.name}"
+        if expect and not (isinstance(expect, dict) and expect.get("label") and set(expect) <= {"label", "flag"}):
+            raise LLMError(f"{where}: 'expect' must be {{label: ..., flag: ...}} (flag optional), not {_brief(expect)}")
+        controls = latest_screen(messages)
+        if controls is None:
+            raise LLMError(f"{where} reads the screen, but the prompt has no screen list")
+        try:
+            if expect:
+                shows(controls, str(expect.get("label", "")), expect.get("flag"))
+            filled: str | dict[str, Any] = fill_labels(entry, controls)
+        except LabelError as exc:
+            raise LLMError(f"{where} ({_brief(entry)}): {printable(str(exc))}") from exc
+        return filled
 
     async def complete(self, messages: Sequence[ChatMessage], *,
                        schema: dict[str, Any] | None = None) -> Completion:
@@ -100,7 +137,12 @@ class ScriptedModel:
         else:
             index = self._next
             self._next += 1
-        text, delay, after = self._render(replies[index])
+        reply, wrapper = self._unwrap(replies[index])
+        wrapper = wrapper or {}
+        reply = self._read_screen(reply, wrapper.get("expect"), index, messages)
+        text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
+        after = Path(str(wrapper["after_file"])) if wrapper.get("after_file") else None
+        delay = float(wrapper.get("delay_seconds", 0)) if wrapper else None  # a wrapper's own, else the script's
         while after is not None and not after.exists():  # noqa: ASYNC110 - a file has no event to wait on
             await asyncio.sleep(AFTER_FILE_POLL_SECONDS)  # the step timeout (or a signal) bounds this
         wait = self.script.delay_seconds if delay is None else delay

@@ -20,6 +20,8 @@ from ufo_mobile.core.status import MobileAgentStatus
 
 
 class ExecutionStatus(StrEnum):
+    """How a run stands: RUNNING, then COMPLETED, INTERRUPTED or ERROR once it has ended."""
+
     RUNNING = "RUNNING"
     INTERRUPTED = "INTERRUPTED"  # stopped from outside (a signal): it ended on the stop's reason
     COMPLETED = "COMPLETED"  # the round ended in FINISH
@@ -38,9 +40,11 @@ class ExecutionState(BaseModel):
     stop_requested: bool = False
 
     def is_running(self) -> bool:
+        """Whether the run has not ended yet."""
         return self.status == ExecutionStatus.RUNNING
 
     def is_interrupted(self) -> bool:
+        """Whether the run ended stopped from outside."""
         return self.status == ExecutionStatus.INTERRUPTED
 
     def is_stopped_requested(self) -> bool:
@@ -76,4 +80,5 @@ class ExecutionState(BaseModel):
             self.status = ExecutionStatus.INTERRUPTED
 
     def to_json(self) -> dict[str, Any]:
+        """The state as JSON-ready data (``execution`` in ``run.json``)."""
         return self.model_dump(mode="json")

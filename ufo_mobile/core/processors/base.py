@@ -6,18 +6,24 @@ through the reducers: a partial update (field -> value), a list of chat messages
 ends the task: the step's status becomes FAIL with the failing phase and message as the reason.
 Phases marked ``always`` (memory update) still run after a failure, and the recorder runs in a
 ``finally``, so every step that started is on disk, even when it was cancelled or crashed.
+
+Whoever watches the run live (``RunContext.on_progress``) is told as each phase starts (and
+``recording`` as the recorder does), and the model's thought as soon as a phase has read it; a
+model client's retries reach it too, through the step's sink (``ufo_mobile/core/trace/progress.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import replace
 from time import perf_counter
 from typing import Any, Protocol
 
 from ufo_mobile.core.memory.messages import ChatMessage
 from ufo_mobile.core.memory.reducers import apply_update
 from ufo_mobile.core.processors.context import StepContext
+from ufo_mobile.core.trace.progress import Progress, reporting
 from ufo_mobile.errors import (
     ConfigError,
     DeviceDisconnectedError,
@@ -75,6 +81,21 @@ class Middleware:
 
 
 Recorder = Callable[[StepContext], Awaitable[None]]
+RECORDING = "recording"  # the phase name the recorder is reported under
+
+
+def tell(ctx: StepContext, event: Progress) -> None:
+    """Report ``event`` of the step ``ctx`` to whoever watches its run live (none outside a run)."""
+    if ctx.run is not None:
+        ctx.run.progress(replace(event, step=ctx.step, agent=ctx.agent_name))
+
+
+def thought_of(ctx: StepContext) -> str:
+    """The thought of the step's model reply so far: a flat agent's or executor's, or the manager's."""
+    if ctx.reply is not None:
+        return ctx.reply.thought
+    manager = ctx.extra.get("manager_reply")
+    return str(manager.get("thought") or "") if isinstance(manager, dict) else ""
 
 # Errors that are a fault of the program or its configuration, never a fact of the run.
 _PROGRAMMING = (ConfigError, StateMachineError)
@@ -88,17 +109,24 @@ class Processor:
         self._recorder = recorder
 
     async def process(self, ctx: StepContext) -> StepContext:
-        try:
-            for phase in self.phases:
-                if ctx.failed_phase is not None and not phase.always:
-                    continue
-                await self._run_phase(phase, ctx)
-        finally:
-            if self._recorder is not None:
-                await self._recorder(ctx)
+        with reporting(lambda event: tell(ctx, event)):
+            shown = thought_of(ctx)  # a step that goes on after an approval has shown its thought
+            try:
+                for phase in self.phases:
+                    if ctx.failed_phase is not None and not phase.always:
+                        continue
+                    await self._run_phase(phase, ctx)
+                    if (thought := thought_of(ctx)) and thought != shown:
+                        tell(ctx, Progress("thought", text=thought))
+                        shown = thought
+            finally:
+                if self._recorder is not None:
+                    tell(ctx, Progress("phase", phase=RECORDING))
+                    await self._recorder(ctx)
         return ctx
 
     async def _run_phase(self, phase: Phase, ctx: StepContext) -> None:
+        tell(ctx, Progress("phase", phase=phase.name))
         for m in self.middleware:
             await m.before(ctx, phase.name)
         start = perf_counter()

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ufo_mobile.core.llm.reply import ActionCall, AgentReply
     from ufo_mobile.core.memory.records import StepRecord
     from ufo_mobile.core.tools.context import ActionResult
+    from ufo_mobile.core.trace.progress import Progress
     from ufo_mobile.core.trace.writer import RunWriter
     from ufo_mobile.core.ui.screen_images import ModelImage, ScreenImages
     from ufo_mobile.core.ui.state import UIState
@@ -30,13 +31,15 @@ if TYPE_CHECKING:
 
 class StepRun(Protocol):
     """What a step uses of the run it belongs to (``RunContext`` in ``core/context.py``): the run
-    directory's writer, and the model each agent role asks. The phases are made with their agent;
-    the run comes with each step."""
+    directory's writer, the model each agent role asks, and whoever watches the run live. The
+    phases are made with their agent; the run comes with each step."""
 
     @property
     def writer(self) -> RunWriter: ...
 
     def model_for(self, role: str, default: ChatModel) -> ChatModel: ...
+
+    def progress(self, event: Progress) -> None: ...
 
 
 @dataclass

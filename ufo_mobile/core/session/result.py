@@ -25,6 +25,29 @@ from ufo_mobile.settings import Settings
 
 @dataclass
 class RunResult:
+    """How one run ended: what ``Session.run`` returns, and the outcome part of ``run.json``.
+
+    - ``run_id``: the run's name, also the name of its directory ``run_dir``.
+    - ``status``: "FINISH" (the agent called the task done) or "FAIL"; ``ok`` is True for FINISH.
+      A FINISH can still have ``actions_failed``; ``outcome`` says success, failed or needs_person.
+    - ``reason``: why it ended, in a sentence; ``answer``: the agent's final answer (empty on FAIL);
+      ``output``: that answer as structured data, when the task asks for one (``task.output``).
+    - ``steps``: the recorded turns; ``steps_used``: the part of the step budget (``limits.max_steps``)
+      spent, one per action on the phone and one for the final answer; ``actions_failed``: the
+      actions that ran, or were refused, and did not succeed.
+    - ``prompt_tokens``, ``completion_tokens``, ``cached_tokens`` (the part of the prompt served from
+      the provider's cache), ``model_calls`` and ``cost_usd`` (None when a model has no known
+      price), all models together; ``usage_by_role``: the same per agent role, with its model's name.
+    - ``duration_seconds``: the wall-clock time of the run.
+    - ``interrupted``: stopped from outside (a signal or ``RunContext.interrupt``), and ``signal``:
+      the number of the signal that stopped it, if one did.
+    - ``needs_person``: it stopped for a person nobody could be (a question, a takeover, an approval).
+    - ``replay``: the replay's account, when the run replayed a trajectory first; ``run_cache``: the
+      run cache's account, when ``replay.cache_dir`` is set.
+    - ``execution``: where the run ended (the last agent, its state and the step) and how it stands
+      (COMPLETED, INTERRUPTED or ERROR).
+    """
+
     run_id: str
     status: str  # FINISH or FAIL: how the run ended
     reason: str
@@ -51,6 +74,7 @@ class RunResult:
 
     @property
     def ok(self) -> bool:
+        """Whether the run ended in FINISH."""
         return self.status == MobileAgentStatus.FINISH
 
     @property
@@ -59,6 +83,8 @@ class RunResult:
         return "success" if self.ok else NEEDS_PERSON if self.needs_person else "failed"
 
     def to_json(self) -> dict[str, Any]:
+        """The result as JSON-ready data (``run.json``'s fields): the path as text, the signal by
+        name, and ``outcome`` added."""
         data = asdict(self)
         data["run_dir"] = str(self.run_dir)
         data["outcome"] = self.outcome

@@ -54,9 +54,25 @@ class LiveRun:
 
 
 class Session:
-    """One run. ``parts`` builds its pieces; without them, the settings' own are built, with
-    ``device``, ``model``, ``operator`` and ``step_timer`` in place of the settings' where given (a
-    driver or model passed in stays open for the caller)."""
+    """One run of one task: ``await Session(settings).run()`` gives its ``RunResult``.
+
+    ``settings`` (``ufo_mobile.settings.load_settings`` reads them from a task file) say the task,
+    the model, the phone (``device:``, whose ``kind`` defaults to the simulated phone) and the limits. The
+    pieces are built from them, with these in place of the settings' own where given:
+
+    - ``device``: a ``DeviceDriver`` to use; ``model``: a ``ChatModel`` to use (both stay open for
+      the caller); ``operator``: who answers confirmations, questions and takeovers;
+      ``step_timer``: what bounds a step in time; ``parts``: every piece (``RunParts``) at once.
+
+    The rest: ``run_id`` names the run (default: from the task and the time); ``handle_signals``
+    turns Ctrl-C, SIGTERM and SIGHUP into a FAIL with a reason, as the command line does;
+    ``on_step`` is called after each step with its ``StepContext``; ``on_start`` once the run
+    directory exists; ``resume`` continues the run in that directory; ``replay`` is a trajectory
+    to replay before the agent takes over.
+
+    Raises ``ConfigError`` (before anything is written) when the settings cannot be built, e.g. a
+    missing key or secret.
+    """
 
     def __init__(self, settings: Settings, *, device: DeviceDriver | None = None,
                  model: ChatModel | None = None, run_id: str | None = None,
@@ -87,6 +103,12 @@ class Session:
         self._start: dict[str, Any] = {}
 
     async def run(self) -> RunResult:
+        """Run the task to its end and return how it ended. Every run that ends gets a run directory
+        under ``logs.dir`` with ``run.json`` (and ``report.html`` unless ``logs.report`` is off); a
+        failure of the phone, the model or a write ends the run in FAIL with the reason rather than
+        raising. Raises ``ConfigError`` for settings that cannot be built, ``RunWriteError`` when
+        not even the final ``run.json`` can be written, and re-raises an internal error after
+        recording it."""
         async with self.opened() as live:
             ctx = live.context
             # The round runs as a task of its own, so that a second signal can abandon it (and only it).
@@ -130,6 +152,7 @@ class Session:
             agent.run_id = self.run_id
             live = LiveRun(agent, ctx, device)
             yield live
+            await self._keep_after_screen(live)
             live.result = self._record(live, started, cache)
         except RunWriteError:
             raise  # even the final run.json could not be written: the next run marks this one cut off
@@ -199,6 +222,20 @@ class Session:
         writer.close()
         if self.settings.logs.report and writer.failure is None:
             await write_report(writer.run_dir, writer.thumbnails)
+
+    async def _keep_after_screen(self, live: LiveRun) -> None:
+        """``final.png`` for a run that did not fail (a failure keeps its own) but ended with a step
+        that acted (CodeAct's ``complete`` after its actions): the screen after that action, for the
+        report's before and after."""
+        ctx, final = live.context, live.final or live.agent
+        records = ctx.shared.step_records
+        if final.status == MobileAgentStatus.FAIL or ctx.device_lost or not records or records[-1].action is None:
+            return
+        limit = closing_limit(self.settings.device.command_timeout_seconds, lost=False)
+        try:
+            ctx.writer.write_file("final.png", await asyncio.wait_for(live.device.screenshot(), limit))
+        except (DeviceError, TimeoutError, NotImplementedError, RunWriteError) as exc:
+            ctx.logger.warning("final_screenshot_unavailable", error=str(exc) or f"no answer in {limit:g} s")
 
     def _notify(self, step: StepContext) -> None:
         if self.on_step is not None:

@@ -71,7 +71,8 @@ class Stoppable(Protocol):
     """A session as a control sees it: its context, once the run has one."""
 
     @property
-    def context(self) -> RunContext | None: ...
+    def context(self) -> RunContext | None:
+        """The run's context; None until the run has started."""
 
 
 class RunControl:
@@ -85,6 +86,7 @@ class RunControl:
         self.abandoned = False
 
     def started(self, session: Stoppable) -> None:
+        """The session has started: a stop asked before now reaches it at once."""
         self.session = session
         if self.stop is not None:
             self.interrupt(*self.stop)
@@ -92,12 +94,15 @@ class RunControl:
             self.abandon()
 
     def interrupt(self, reason: str, signum: int | None = None) -> None:
+        """Stop the run after its step, ending it in FAIL with ``reason`` (the first reason given
+        stands); ``signum``: the signal that asked, if one did."""
         self.stop = self.stop or (reason, signum)
         ctx = self.session.context if self.session is not None else None
         if ctx is not None:
             ctx.interrupt(*self.stop)
 
     def abandon(self) -> None:
+        """Stop waiting for the run: its step is cancelled and the run recorded as it stands."""
         self.abandoned = True
         ctx = self.session.context if self.session is not None else None
         if ctx is not None:
@@ -124,14 +129,17 @@ class RunGroup:
         return control
 
     def leave(self, control: RunControl) -> None:
+        """The run of ``control`` has ended: later stops no longer reach it."""
         self.live.discard(control)
 
     def interrupt(self, reason: str, signum: int | None = None) -> None:
+        """Stop every run in flight, and every run that starts later, as ``RunControl.interrupt``."""
         self.stop = self.stop or (reason, signum)
         for control in list(self.live):
             control.interrupt(*self.stop)
 
     def abandon(self) -> None:
+        """Abandon every run in flight, and every run that starts later, as ``RunControl.abandon``."""
         self.abandoned = True
         for control in list(self.live):
             control.abandon()

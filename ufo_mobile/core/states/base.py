@@ -37,23 +37,41 @@ class AgentLike(Protocol):
     failed: bool
 
     @property
-    def state(self) -> AgentState: ...
+    def state(self) -> AgentState:
+        """The agent's current state."""
+        ...
 
-    def set_state(self, state: AgentState) -> None: ...
+    def set_state(self, state: AgentState) -> None:
+        """Move to ``state`` (one of this agent's own)."""
+        ...
 
-    async def handle(self, context: RunContext) -> None: ...
+    async def handle(self, context: RunContext) -> None:
+        """Do the current state's work."""
+        ...
 
-    def fail_with(self, reason: str) -> None: ...
+    def fail_with(self, reason: str) -> None:
+        """Decide that the next state is FAIL, for ``reason``."""
+        ...
 
-    async def process(self, context: RunContext) -> None: ...
+    async def process(self, context: RunContext) -> None:
+        """Run one step (the CONTINUE state's work)."""
+        ...
 
-    async def take_over(self, context: RunContext) -> None: ...
+    async def take_over(self, context: RunContext) -> None:
+        """Have a person do what the model asked (the TAKEOVER state's work)."""
+        ...
 
-    async def confirm(self, context: RunContext) -> None: ...
+    async def confirm(self, context: RunContext) -> None:
+        """Have a person approve the pending action, then run it (the CONFIRM state's work)."""
+        ...
 
-    async def ask_user(self, context: RunContext) -> None: ...
+    async def ask_user(self, context: RunContext) -> None:
+        """Put the model's question to the user (the PENDING state's work)."""
+        ...
 
-    async def on_fail(self, context: RunContext) -> None: ...
+    async def on_fail(self, context: RunContext) -> None:
+        """Record the failure (the FAIL state's work)."""
+        ...
 
 
 class AgentState(ABC):
@@ -72,9 +90,11 @@ class AgentState(ABC):
         return agent
 
     def is_round_end(self) -> bool:
+        """Whether this state ends the round (FINISH, FAIL); its work then runs once, last."""
         return False
 
     def is_subtask_end(self) -> bool:
+        """Whether this state ends a subtask (``Round`` counts them): FINISH, FAIL, a sub-agent's hand-back."""
         return False
 
     @classmethod
@@ -129,6 +149,7 @@ class AgentStateManager(ABC):
         return instance
 
     def names(self) -> list[str]:
+        """The names of the states in this registry, sorted."""
         return sorted(self._classes)
 
     def owns(self, state: AgentState) -> bool:

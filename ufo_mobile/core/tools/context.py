@@ -56,9 +56,11 @@ class ActionResult:
 
     @classmethod
     def failed(cls, summary: str) -> ActionResult:
+        """A failed action, with ``summary`` saying why."""
         return cls(success=False, summary=summary)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data (empty parts left out)."""
         out: dict[str, Any] = {"success": self.success, "summary": self.summary}
         if self.data:
             out["data"] = self.data
@@ -107,4 +109,6 @@ class ToolExecutionEvent:
 class EventStream(Protocol):
     """What ``ToolRegistry.execute`` accepts as ``workflow_ctx`` (a llama-index ``Context`` fits)."""
 
-    def write_event_to_stream(self, ev: Any) -> None: ...
+    def write_event_to_stream(self, ev: Any) -> None:
+        """Take one event (a ``ToolExecutionEvent`` after each call)."""
+        ...

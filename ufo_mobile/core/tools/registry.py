@@ -48,6 +48,7 @@ class Tool:
     takes_ctx: bool
 
     def signature(self) -> str:
+        """``name(param: type = default, ...)``, as the model's prompt lists the tool."""
         return self._signature
 
     @cached_property
@@ -112,6 +113,7 @@ class ToolRegistry:
         self.disable([t.name for t in self.tools.values() if t.deps is not None and not t.deps <= caps])
 
     def names(self) -> list[str]:
+        """The names of the tools offered, in registration order."""
         return list(self.tools)
 
     def __contains__(self, name: object) -> bool:

@@ -7,7 +7,7 @@ Layout::
     run.log               structured log (JSON lines): transitions, retries, errors
     steps/0001/           screenshot.png, annotated.png, controls.json, screen.txt, prompt.json,
                           reply.txt, action.json, result.json, timings.json
-    final.png             the screen when the run ended in FAIL
+    final.png             the screen when the run ended in FAIL, or after the last step's action
     run.lock              held (flock) while the run is alive; removed when it ends
 
 Every text written here passes through the ``Redactor``, so secret values never reach disk, in

@@ -1,0 +1,170 @@
+"""A step's screens in the report: the screenshot before the action (the annotated one, the action's
+target marked) beside the screen after it, with what changed boxed, each a click away from its
+full-size file; and the legend of the colours drawn on them.
+
+The screen after step N's action is the screenshot of the next step that looked at the phone
+again (a step that reused N's observation saw the screen before the action); after the last step,
+it is ``final.png``, which a run keeps when it ends (``core/agents/mobile.py``). A run cut off or
+still going may have none, and the page says so.
+
+Full-size images are links to the run directory's own files, relative to the page (``report.html``
+sits in the run directory): the page stays small, and a browser opens them offline from there.
+They are not embedded as data URIs: a full-size PNG is hundreds of kilobytes, times every step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image
+
+from ufo_mobile.core.trace.writer import Thumbnail
+from ufo_mobile.core.ui.annotate import KIND_COLORS
+from ufo_mobile.report import markup as m
+from ufo_mobile.report.diff import Change, changed_boxes
+from ufo_mobile.report.images import CHANGED, HIGHLIGHT, Mark, changes_picture, open_rgb, picture
+from ufo_mobile.report.load import RunView, StepView
+
+AFTER_SIDE = 540  # the after screen is kept smaller than the before one (both are shown 240 px wide)
+
+
+@dataclass(frozen=True)
+class After:
+    """The screen after a step's action: ``path`` (None when there is none, ``note`` says why) and
+    where it comes from (``source``: a later step's screenshot or ``final.png``)."""
+
+    path: Path | None
+    source: str = ""
+    note: str = ""
+
+
+def acted(step: StepView) -> bool:
+    """Whether the step carried an action (one or several) for the phone."""
+    return step.action is not None or bool(step.get("outcomes"))
+
+
+def after_screens(run: RunView) -> dict[int, After]:
+    """The screen after every step that carried an action, by step number."""
+    found: dict[int, After] = {}
+    for i, step in enumerate(run.steps):
+        if not acted(step):
+            continue
+        seen = step.get("observation_id")
+        later = next((s for s in run.steps[i + 1:] if s.screenshot is not None
+                      and (seen is None or s.get("observation_id") != seen)), None)
+        if later is not None and later.screenshot is not None:
+            found[step.number] = After(later.screenshot, f"step {later.number}'s screenshot")
+        elif run.final_png is not None:
+            found[step.number] = After(run.final_png, "final.png, the screen when the run ended")
+        else:
+            found[step.number] = After(None, note=_no_after(run))
+    return found
+
+
+def _no_after(run: RunView) -> str:
+    if run.running:
+        return "the run is still going: the screen after this action is not recorded yet"
+    if run.data.get("cut_off") or run.data.get("signal") or run.data.get("interrupted"):
+        return "the run stopped before the screen after this action was recorded"
+    return "no screen after this action was recorded (there is no later screenshot and no final.png)"
+
+
+class Screens:
+    """Screenshots decoded once for the page: each is the after of one step and the before of the next."""
+
+    def __init__(self, keep: int = 3) -> None:
+        self._keep = keep
+        self._images: dict[Path, Image.Image | None] = {}
+
+    def get(self, path: Path) -> Image.Image | None:
+        if path not in self._images:
+            if len(self._images) >= self._keep:
+                self._images.pop(next(iter(self._images)))
+            self._images[path] = open_rgb(path)
+        return self._images[path]
+
+
+def render_figures(run: RunView, step: StepView, mark: Mark | None, after: After | None, screens: Screens) -> str:
+    """The before figure, and for a step that acted the after figure beside it."""
+    before = _before(run, step, mark, run.thumbnail(step.image))
+    if after is None:
+        return f'<div class="pair">{before}</div>'
+    return f'<div class="pair acted">{before}{_after(run, step, after, screens)}</div>'
+
+
+def _before(run: RunView, step: StepView, mark: Mark | None, thumbnail: Thumbnail | None) -> str:
+    path = step.image
+    shot = picture(path, screen_size=step.screen_size, mark=mark, thumbnail=thumbnail) if path is not None else None
+    if path is None or shot is None:
+        return '<figure class="shot none"><div class="noimage">no screenshot</div></figure>'
+    what = "annotated screenshot" if path.name == "annotated.png" else "screenshot"
+    caption = what + ("; the magenta box is the target of the action" if shot.box is not None else
+                      "; magenta: where the action touched" if mark is not None else "")
+    box = ",".join(str(v) for v in shot.box) if shot.box is not None else ""
+    image = (f'<img class="before" src="{shot.uri}" width="{shot.width}" height="{shot.height}" '
+             f'alt="step {step.number}: {what}" data-highlight="{box}">')
+    return (f'<figure class="shot">{_linked(run, path, image)}<figcaption><b>Before</b>: {caption}'
+            f"{_full_size(run, path)}</figcaption></figure>")
+
+
+def _after(run: RunView, step: StepView, after: After, screens: Screens) -> str:
+    if after.path is None:
+        return (f'<figure class="shot after none" data-after=""><div class="noimage">no screen after</div>'
+                f"<figcaption><b>After</b>: {m.text(after.note)}</figcaption></figure>")
+    image = screens.get(after.path)
+    if image is None:
+        return (f'<figure class="shot after none" data-after=""><div class="noimage">unreadable</div>'
+                f"<figcaption><b>After</b>: {m.text(after.path.name)} could not be read</figcaption></figure>")
+    change = _change(screens, step.screenshot, image)
+    shot = changes_picture(image, change.boxes, longest_side=AFTER_SIDE)
+    count = len(change.boxes)
+    said = (m.text(change.note) if not change.compared else "nothing changed on the screen" if not count
+            else f"the cyan box{'es mark' if count != 1 else ' marks'} what changed")
+    tag = (f'<img class="after" src="{shot.uri}" width="{shot.width}" height="{shot.height}" '
+           f'alt="step {step.number}: the screen after the action">')
+    changes = str(count) if change.compared else ""
+    return (f'<figure class="shot after" data-after="{m.text(_relative(run, after.path) or "")}" '
+            f'data-changes="{changes}">{_linked(run, after.path, tag)}<figcaption><b>After</b> '
+            f"({m.text(after.source)}): {said}{_full_size(run, after.path)}</figcaption></figure>")
+
+
+def _change(screens: Screens, before: Path | None, after: Image.Image) -> Change:
+    first = screens.get(before) if before is not None else None
+    if first is None:
+        return Change(note="no raw screenshot before the action: not compared")
+    boxes = changed_boxes(first, after)
+    if boxes is None:
+        return Change(note=f"the screens differ in size ({first.width}x{first.height} before, "
+                           f"{after.width}x{after.height} after: rotated?): not compared")
+    return Change(boxes=tuple(boxes), size=first.size)
+
+
+def _relative(run: RunView, path: Path) -> str | None:
+    try:
+        return path.relative_to(run.run_dir).as_posix()
+    except ValueError:
+        return None
+
+
+def _linked(run: RunView, path: Path, inner: str) -> str:
+    href = _relative(run, path)
+    return f'<a class="full" href="{m.text(href)}" title="open the full-size image">{inner}</a>' if href else inner
+
+
+def _full_size(run: RunView, path: Path) -> str:
+    href = _relative(run, path)
+    return f' &middot; <a class="full-size" href="{m.text(href)}">full size</a>' if href else ""
+
+
+def legend() -> str:
+    """What each colour on the screenshots means."""
+    items = [(HIGHLIGHT, "the action's target (box) or touch points (circles)"),
+             (CHANGED, "what changed on the screen after the action")]
+    items += [(color, f"a control of kind {kind.value} (its number is the index the model uses)")
+              for kind, color in KIND_COLORS.items()]
+    rows = "".join(f'<li><span class="swatch" style="border-color: rgb{color}"></span>{m.text(words)}</li>'
+                   for color, words in items)
+    return (f'<details id="legend" class="legend" open><summary>Colours on the screenshots</summary>'
+            f"<ul>{rows}</ul><p class=\"muted\">Click a screenshot to open it at full size (a file of the run "
+            "directory, next to this page).</p></details>")
