@@ -56,11 +56,20 @@ def _title(run: RunView) -> str:
     outcome = (f'<p class="outcome"><span id="outcome" class="badge big {m.status_class(run.status)}" '
                f'data-outcome="{m.text(run.status, 40)}">{m.text(run.status, 40)}</span> '
                + (f'<span class="warn">{m.text(how)}</span> ' if how else "")
-               + f'<span id="step-count" data-steps="{recorded}">{recorded} step{"s" if recorded != 1 else ""}'
+               + f'<span id="step-count" data-steps="{recorded}">{_count_words(data, recorded)}'
                + (f" (+{unrecorded} not recorded)" if unrecorded else "") + "</span>"
                + _failed_badge(run.actions_failed) + "</p>")
     task = m.text(data.get("task", "(task unknown: run.json unreadable)"))
     return f'<header><h1 id="task">{task}</h1>{outcome}</header>'
+
+
+def _count_words(data: dict[str, Any], turns: int) -> str:
+    """"7 steps", or in reasoning mode "4 steps (7 turns)": the steps of the budget (actions and the
+    answer) and the turns recorded, as the terminal's summary line says them."""
+    used = data.get("steps_used")
+    steps = int(used) if isinstance(used, int) else turns
+    words = f"{steps} step{'s' if steps != 1 else ''}"
+    return words if steps == turns else f"{words} ({turns} turn{'s' if turns != 1 else ''})"
 
 
 def _steps(run: RunView) -> str:
@@ -120,7 +129,7 @@ def _summary(run: RunView) -> str:
     facts += [("Run", m.text(data.get("run_id", run.run_dir.name))),
               ("Started", m.text(data.get("started_at", "?"))),
               ("Duration", m.seconds(data.get("duration_seconds")) if "duration_seconds" in data else "unknown"),
-              ("Steps", m.count(data.get("steps", recorded))),
+              ("Steps", m.text(_count_words(data, int(data.get("steps", recorded) or 0)))),
               ("Tokens", f"{m.count(data.get('prompt_tokens', 0))} prompt ({m.count(data.get('cached_tokens', 0))} "
                          f"cached) + {m.count(data.get('completion_tokens', 0))} completion"),
               ("Model calls", m.count(data.get("model_calls", 0))),

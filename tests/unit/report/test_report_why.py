@@ -183,3 +183,14 @@ def test_a_run_that_ends_with_an_action_keeps_the_screen_after_it(tmp_path: Path
     code, out = run_cli("run", str(DEMO), "--log-dir", str(tmp_path / "direct"), "--quiet")
     assert code == 0, out
     assert not (only_run_dir(tmp_path / "direct") / "final.png").exists()  # it ended with a reply, not an action
+
+
+def test_a_reasoning_run_counts_its_steps_as_the_terminal_does(tmp_path: Path) -> None:
+    run_dir = _reasoning_run(tmp_path)
+    data = json.loads((run_dir / "run.json").read_text())
+    (run_dir / "run.json").write_text(json.dumps({**data, "steps": 3, "steps_used": 1}))  # one action, 3 turns
+    page = render_report(run_dir)
+    assert 'data-steps="3">1 step (3 turns)</span>' in page
+    assert "<th>Steps</th><td>1 step (3 turns)</td>" in page
+    (tmp_path / "direct").mkdir()
+    assert 'data-steps="2">2 steps</span>' in render_report(make_run(tmp_path / "direct"))
