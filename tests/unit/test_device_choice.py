@@ -21,7 +21,7 @@ from tests.adb_server import PrivateAdbServer
 from ufo_mobile.cli import build_parser, main
 from ufo_mobile.cli.run_cmd import run_settings
 from ufo_mobile.core.device import choice
-from ufo_mobile.core.device.choice import Phone, adb_phones, choose_device, parse_devices
+from ufo_mobile.core.device.choice import Phone, adb_phones, choose_device
 from ufo_mobile.settings import Settings, load_goal
 from ufo_mobile.shipped import TASKS_DIR
 
@@ -41,12 +41,6 @@ class FakeProbe:
     def __call__(self, host: str, port: int) -> list[Phone] | None:
         self.asked.append((host, port))
         return self.phones
-
-
-def test_parse_devices() -> None:
-    text = ("R58M41 device usb:1-1 product:o1s model:SM_G991B device:o1s transport_id:3\n"
-            "emulator-5554 offline transport_id:4\n127.0.0.1:5555 device transport_id:5\n")
-    assert parse_devices(text) == [Phone("R58M41", "SM G991B"), Phone("127.0.0.1:5555", "")]
 
 
 def test_a_named_device_or_no_phone_changes_nothing() -> None:
@@ -134,6 +128,7 @@ def phone_on_adb(adb_server: PrivateAdbServer) -> Iterator[str]:
 def test_the_probe_asks_a_running_adb_server(adb_server: PrivateAdbServer, phone_on_adb: str) -> None:
     phones = adb_phones("127.0.0.1", adb_server.port)
     assert phones is not None and [p.serial for p in phones] == [phone_on_adb]
+    assert phones[0].model  # from the connect banner, as adb lists it ("model:NAME")
 
 
 def test_run_off_a_terminal_notes_the_phone_and_uses_the_simulator(

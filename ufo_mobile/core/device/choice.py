@@ -54,46 +54,18 @@ def adb_port(settings: Settings) -> int:
         return 5037
 
 
-def _request(sock: socket.socket, command: str) -> bytes:
-    sock.sendall(f"{len(command):04x}{command}".encode())
-    status = _read(sock, 4)
-    if status != b"OKAY":
-        return b""
-    length = int(_read(sock, 4) or b"0", 16)
-    return _read(sock, length)
-
-
-def _read(sock: socket.socket, size: int) -> bytes:
-    data = b""
-    while len(data) < size:
-        chunk = sock.recv(size - len(data))
-        if not chunk:
-            break
-        data += chunk
-    return data
-
-
-def parse_devices(text: str) -> list[Phone]:
-    """The ready phones of an adb ``host:devices-l`` answer (``SERIAL device ... model:NAME ...``)."""
-    phones = []
-    for line in text.splitlines():
-        words = line.split()
-        if len(words) < 2 or words[1] != "device":
-            continue
-        model = next((w.removeprefix("model:") for w in words[2:] if w.startswith("model:")), "")
-        phones.append(Phone(words[0], model.replace("_", " ")))
-    return phones
-
-
 def adb_phones(host: str, port: int, timeout: float = PROBE_TIMEOUT) -> list[Phone] | None:
     """The phones an adb server that already runs at ``host:port`` has ready; None when no server
-    answers within ``timeout`` seconds. A plain socket: no adb client gets the chance to start one."""
+    answers within ``timeout`` seconds. A bare connection looks first, since adbutils starts a
+    server where none answers; adbutils then asks for the list (``host:devices-l``)."""
+    import adbutils
+
     try:
-        with socket.create_connection((host, port), timeout=timeout) as sock:
-            sock.settimeout(timeout)
-            return parse_devices(_request(sock, "host:devices-l").decode("utf-8", "replace"))
-    except (OSError, ValueError):
+        socket.create_connection((host, port), timeout=timeout).close()
+        infos = adbutils.AdbClient(host=host, port=port, socket_timeout=timeout).list(extended=True)
+    except (OSError, adbutils.AdbError):
         return None
+    return [Phone(i.serial, i.tags.get("model", "").replace("_", " ")) for i in infos if i.state == "device"]
 
 
 def _on(settings: Settings, phone: Phone) -> Settings:
