@@ -28,7 +28,7 @@ import pytest
 from ufo_mobile.core.session.result import RunResult
 
 SURFACE: tuple[str, ...] = (
-    # a run: Session, RunResult, the round loop and how a run is stopped (not yet core/context.py)
+    # a run: Session, RunResult, the round loop and how a run is stopped
     "ufo_mobile.core.session.loop",
     "ufo_mobile.core.session.result",
     "ufo_mobile.core.session.session",
@@ -52,7 +52,7 @@ SURFACE: tuple[str, ...] = (
     "ufo_mobile.core.status",
     "ufo_mobile.core.memory.execution",
     "ufo_mobile.errors",
-    # the agents (not yet replay.py)
+    # the agents, what they share in a run (context.py) and what it reports live (progress.py)
     "ufo_mobile.core.agents.base",
     "ufo_mobile.core.agents.codeact",
     "ufo_mobile.core.agents.factory",
@@ -62,6 +62,9 @@ SURFACE: tuple[str, ...] = (
     "ufo_mobile.core.agents.options",
     "ufo_mobile.core.agents.reasoning",
     "ufo_mobile.core.agents.scripter",
+    "ufo_mobile.core.agents.replay",
+    "ufo_mobile.core.context",
+    "ufo_mobile.core.trace.progress",
     # the phone: the driver protocol, the drivers and their wrappers, and the live phone
     "ufo_mobile.core.device.adb",
     "ufo_mobile.core.device.adb_apps",
@@ -88,8 +91,10 @@ SURFACE: tuple[str, ...] = (
     "ufo_mobile.core.builder.parts",
     "ufo_mobile.core.builder.run_builder",
     "ufo_mobile.core.builder.start",
-    # the model port (not yet the clients, openai_chat.py and scripted.py)
+    # the model port and its clients (openai_chat.py, scripted.py)
     "ufo_mobile.core.llm.base",
+    "ufo_mobile.core.llm.openai_chat",
+    "ufo_mobile.core.llm.scripted",
     # the tools (args.py is left out: an argument model's docstring would reach the model's prompt)
     "ufo_mobile.core.tools.build",
     "ufo_mobile.core.tools.context",
@@ -97,13 +102,15 @@ SURFACE: tuple[str, ...] = (
     "ufo_mobile.core.tools.registry",
     # a host running the agent in its own process
     "ufo_mobile.host.inprocess",
-    # batch and eval (not yet their progress views and records: progress.py, results.py, table.py)
+    # batch and eval, with their progress views, records and tables
     "ufo_mobile.fleet.archive",
     "ufo_mobile.fleet.batch",
     "ufo_mobile.fleet.devices",
     "ufo_mobile.fleet.jobs",
     "ufo_mobile.fleet.local",
     "ufo_mobile.fleet.pool",
+    "ufo_mobile.fleet.progress",
+    "ufo_mobile.fleet.results",
     "ufo_mobile.fleet.ray_engine",
     "ufo_mobile.fleet.resources",
     "ufo_mobile.fleet.runner",
@@ -113,7 +120,11 @@ SURFACE: tuple[str, ...] = (
     "ufo_mobile.eval.doc",
     "ufo_mobile.eval.loader",
     "ufo_mobile.eval.match",
+    "ufo_mobile.eval.page",
+    "ufo_mobile.eval.live",
     "ufo_mobile.eval.params",
+    "ufo_mobile.eval.results",
+    "ufo_mobile.eval.table",
     "ufo_mobile.eval.runner",
     "ufo_mobile.eval.spec",
     "ufo_mobile.eval.template",

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class RunContext:
+    """The state one run shares between its agents and states: ids, the run directory's writer,
+    the logger, the shared state, usage and cost, and the flags and tasks that stop the run."""
+
     run_id: str
     request: str
     writer: RunWriter
@@ -60,6 +63,7 @@ class RunContext:
 
     @property
     def run_dir(self) -> Path:
+        """The directory the run writes its steps, logs and report to."""
         return self.writer.run_dir
 
     @property

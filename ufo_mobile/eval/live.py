@@ -64,6 +64,7 @@ class EvalBoard:
         self.passed = self.failed = self.interrupted = 0
 
     def event(self, event: RunEvent) -> None:
+        """Update the run's state and step from an event of the campaign."""
         flight = self.flights[event.index]
         if event.kind == "start":
             flight.state, flight.started, flight.steps = "running", self.clock(), 0
@@ -82,6 +83,7 @@ class EvalBoard:
             self.failed += 1
 
     def running(self) -> list[Flight]:
+        """The runs in flight now."""
         return [f for f in self.flights if f.state == "running"]
 
     def score(self) -> str:
@@ -117,6 +119,7 @@ class PlainView:
         self.console.print(Text(line), soft_wrap=True)
 
     def event(self, event: RunEvent) -> None:
+        """Update the board (no line: a run's line is printed when it ends)."""
         self.board.event(event)
 
     def ended(self, record: Mapping[str, Any]) -> None:
@@ -155,6 +158,7 @@ class LiveView(PlainView):
         self.live.refresh()  # the table under the line, with this run's score
 
     def event(self, event: RunEvent) -> None:
+        """Update the board, and redraw the table at once when a run starts or ends."""
         super().event(event)
         if event.kind != "step":  # a run came or went: redraw now; steps show at the next tick
             self.live.refresh()

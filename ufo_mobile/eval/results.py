@@ -48,6 +48,9 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 @dataclass
 class Totals:
+    """The counts and sums over some run records: runs, passed, interrupted, steps, time, tokens and
+    cost (``None`` once a run's cost is unknown)."""
+
     runs: int = 0
     passed: int = 0  # of the runs that ended
     needs_person: int = 0  # runs that did not pass because they stopped for a person nobody could be
@@ -59,6 +62,7 @@ class Totals:
     cost_usd: float | None = 0.0
 
     def add(self, record: Mapping[str, Any]) -> None:
+        """Count one run record."""
         self.runs += 1
         if is_interrupted(record):
             self.interrupted += 1
@@ -79,6 +83,7 @@ class Totals:
 
     @property
     def success_rate(self) -> float:
+        """The runs that passed over the runs that ended; 0.0 when none ended."""
         return self.passed / self.ended if self.ended else 0.0
 
 
@@ -99,6 +104,7 @@ class Summary:
     per_task: dict[str, Totals] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
+        """The scores as ``summary.json`` holds them (rates and costs rounded; no per-task scores)."""
         def totals(t: Totals) -> dict[str, Any]:
             return {"runs": t.runs, "ended": t.ended, "interrupted": t.interrupted, "passed": t.passed,
                     "needs_person": t.needs_person, "success_rate": round(t.success_rate, 4), "steps": t.steps,
@@ -112,6 +118,8 @@ class Summary:
 
 
 def summarize(records: Sequence[Mapping[str, Any]]) -> Summary:
+    """Score run records: the totals, overall, per kind and per task, and pass@k for k = 1 and for
+    k = the fewest runs that ended of any task."""
     totals = Totals()
     by_kind = {kind: Totals() for kind in KINDS}
     per_task: dict[str, Totals] = {}
@@ -163,6 +171,7 @@ class ResultsWriter:
             self._lines.append(line)
 
     def close(self) -> None:
+        """Close ``results.jsonl`` and give back the reserve file."""
         self._lines.close()
         self._reserve.release()
 
@@ -205,12 +214,15 @@ def read_results(path: Path) -> list[dict[str, Any]]:
 
 @dataclass
 class TaskChange:
+    """One task in two evaluations: its totals in each (``None`` where it was not run)."""
+
     task_id: str
     a: Totals | None
     b: Totals | None
 
     @property
     def delta(self) -> float | None:
+        """The change in success rate from ``a`` to ``b``; None unless both have a run that ended."""
         if self.a is None or self.b is None or not self.a.ended or not self.b.ended:
             return None
         return self.b.success_rate - self.a.success_rate
@@ -218,16 +230,20 @@ class TaskChange:
 
 @dataclass
 class Comparison:
+    """Two evaluations' scores and their tasks side by side (``compare`` builds it)."""
+
     a: Summary
     b: Summary
     tasks: list[TaskChange]
 
     @property
     def better(self) -> list[TaskChange]:
+        """The tasks whose success rate went up."""
         return [t for t in self.tasks if (t.delta or 0) > 0]
 
     @property
     def worse(self) -> list[TaskChange]:
+        """The tasks whose success rate went down."""
         return [t for t in self.tasks if (t.delta or 0) < 0]
 
 

@@ -30,6 +30,7 @@ class Grid:
     plain_only: int = 0  # how many of the last columns only the plain form shows (too wide for a table)
 
     def lines(self) -> list[list[str]]:
+        """Every row of cells in order: the header, the rows, then the footer if any."""
         return [self.columns, *self.rows, *([self.footer] if self.footer is not None else [])]
 
 

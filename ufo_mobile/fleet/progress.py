@@ -33,6 +33,8 @@ def _status(attempt: Attempt) -> str:
 
 @dataclass
 class Row:
+    """One task's line in the table: its phone, state, attempt, step, last action and times."""
+
     task: Task
     phone: str = ""
     state: str = "waiting"
@@ -43,6 +45,7 @@ class Row:
     ended: float | None = None
 
     def elapsed(self, now: float) -> str:
+        """The time the attempt took (or has taken by ``now``), as ``12.3 s``; empty before it starts."""
         if self.started is None:
             return ""
         return f"{(self.ended or now) - self.started:.1f} s"
@@ -56,6 +59,7 @@ class Board:
         self.clock = clock
 
     def event(self, event: Event) -> None:
+        """Update the task's row from an event of its attempt (an older attempt's event is ignored)."""
         row = self.rows.get(event.task)
         if row is None or event.attempt < row.attempt:
             return
@@ -70,6 +74,7 @@ class Board:
             row.step = max(row.step, event.step)
 
     def ended(self, result: TaskResult, attempt: Attempt) -> None:
+        """Record how an attempt ended (``retrying`` when the task is tried again)."""
         row = self.rows[result.task.index]
         row.state = _status(attempt) + (" (retrying)" if attempt.retried else "")
         row.step = attempt.outcome.steps
@@ -77,6 +82,7 @@ class Board:
             row.ended = self.clock()
 
     def counts(self) -> dict[str, int]:
+        """How many tasks are in each state (waiting, running, FINISH, FAIL, ...)."""
         out: dict[str, int] = {}
         for row in self.rows.values():
             key = row.state.split(" ")[0]
@@ -84,6 +90,8 @@ class Board:
         return out
 
     def table(self, max_rows: int | None = None) -> Any:
+        """The ``rich`` table of the tasks, with the counts as its caption. With more tasks than
+        ``max_rows``, it shows the running ones, then those that ended last (in task order)."""
         from rich.table import Table
         from rich.text import Text
 
@@ -118,6 +126,7 @@ class PlainView:
         print(line, file=self.out, flush=True)
 
     def event(self, event: Event) -> None:
+        """Update the board, and print a line when an attempt starts."""
         self.board.event(event)
         if event.kind == "start":
             row = self.board.rows[event.task]
@@ -125,6 +134,7 @@ class PlainView:
                         f"(attempt {event.attempt})")
 
     def attempt_ended(self, result: TaskResult, attempt: Attempt) -> None:
+        """Update the board and print the attempt's ending: status, steps, time, answer or reason."""
         self.board.ended(result, attempt)
         o = attempt.outcome
         what = printable(o.answer or o.reason, DETAIL_LIMIT)
@@ -133,6 +143,7 @@ class PlainView:
                     f"in {o.duration_seconds:.1f} s" + (f": {what}" if what else ""))
 
     def notice(self, line: str) -> None:
+        """Print a line about the batch (a phone lost), made printable."""
         self._print(printable(line, 400))
 
     def __enter__(self) -> PlainView:
@@ -170,6 +181,7 @@ class LiveView(PlainView):
         self.live.console.print(Text(line))
 
     def event(self, event: Event) -> None:
+        """Update the board; the table shows the change at its next redraw (no line is printed)."""
         self.board.event(event)  # the table shows it; no line
 
     def __enter__(self) -> LiveView:

@@ -29,6 +29,9 @@ REASON_LIMIT = 200
 
 @dataclass
 class BatchInfo:
+    """A batch's facts: id, directory, engine, phones, parallelism, when it started and how long it
+    took, why it was stopped and which phones were taken out of the pool."""
+
     batch_id: str
     batch_dir: Path
     engine: str
@@ -71,6 +74,7 @@ def attempt_outcome(attempt: Attempt) -> str:
 
 
 def append_attempt(info: BatchInfo, result: TaskResult, attempt: Attempt) -> dict[str, Any]:
+    """Append the attempt's line to ``batch.jsonl`` and return the record written."""
     record = attempt_record(info, result, attempt)
     append_line(info.batch_dir / JSONL, json.dumps(record, ensure_ascii=False))
     return record
@@ -78,6 +82,8 @@ def append_attempt(info: BatchInfo, result: TaskResult, attempt: Attempt) -> dic
 
 @dataclass(frozen=True)
 class Totals:
+    """A batch's counts: tasks by final state, attempts, retries and steps."""
+
     tasks: int
     finished: int
     failed: int
@@ -90,6 +96,7 @@ class Totals:
 
 
 def totals(results: list[TaskResult]) -> Totals:
+    """Count the tasks' final states, attempts, retries and steps."""
     attempts = [a for r in results for a in r.attempts]
     return Totals(len(results), sum(r.state == DONE for r in results), sum(r.state == FAILED for r in results),
                   sum(r.state == NOT_RUN for r in results), sum(a.retried for a in attempts), len(attempts),
@@ -107,6 +114,8 @@ def _why(result: TaskResult) -> str:
 
 
 def summary_lines(info: BatchInfo, results: list[TaskResult]) -> list[str]:
+    """The summary printed when the batch ends: the counts, the phones lost, each task that did not
+    finish and why, and where the batch directory and report are."""
     t = totals(results)
     rate = f" ({t.steps / info.duration_seconds:.2f} steps/s)" if info.duration_seconds > 0 and t.steps else ""
     lines = [f"batch {info.batch_id}: {t.tasks} task{'s' if t.tasks != 1 else ''} on {len(info.phones)} "
@@ -205,10 +214,13 @@ def batch_page(info: BatchInfo, results: list[TaskResult]) -> rp.RunsPage:
 
 
 def render_html(info: BatchInfo, results: list[TaskResult]) -> str:
+    """``batch.html``'s HTML text."""
     return rp.render(batch_page(info, results))
 
 
 def write_html(info: BatchInfo, results: list[TaskResult]) -> Path:
+    """Write ``batch.html`` in the batch directory and return its path. Raises ``RunWriteError``
+    when it cannot be written."""
     return rp.write(info.batch_dir / HTML, batch_page(info, results))
 
 

@@ -44,6 +44,9 @@ S = ReplayStatus
 
 
 class ReplayAgent(MobileAgent):
+    """Follows a recorded run again step by step, without asking a model, checking each screen
+    against the recorded one; on a mismatch it hands over to ``fallback`` or the run ends in FAIL."""
+
     rules: Rulebook = REPLAY_RULES
     json_replies: ClassVar[bool] = False  # it follows recorded calls, CodeAct's remember and complete among them
 
@@ -66,6 +69,7 @@ class ReplayAgent(MobileAgent):
 
     @property
     def fallback(self) -> AgentLike | None:
+        """The agent that takes over on a mismatch (None: the run stops there)."""
         return self._fallback
 
     def processors(self) -> tuple[Processor, Processor]:

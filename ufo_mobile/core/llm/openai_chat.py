@@ -62,6 +62,7 @@ class OpenAIChatModel:
         return cls(client, endpoint, settings, prices=prices, clock=clock, logger=logger)
 
     def secrets(self) -> list[str]:
+        """The endpoint's API key (empty when it needs none): never to be written anywhere."""
         return self.endpoint.secrets()
 
     def bind_logger(self, logger: Any) -> None:
@@ -69,10 +70,21 @@ class OpenAIChatModel:
         self._log = logger
 
     async def aclose(self) -> None:
+        """Close the SDK client and its connections."""
         await self.client.close()
 
     async def complete(self, messages: Sequence[ChatMessage], *,
                        schema: dict[str, Any] | None = None) -> Completion:
+        """Send the conversation and return the reply, with its usage, cost and ``details``.
+
+        Failed attempts are retried under the settings' retry policy. With ``schema``, the reply is
+        asked for as structured output; an endpoint that refuses it (``structured_output: auto``) is
+        sent no schema for the rest of the run.
+
+        Raises:
+            LLMError: the endpoint failed for good, kept failing until no retry was left, or sent a
+                reply that cannot be read.
+        """
         wire = to_openai_messages(messages)
         budget = RetryBudget(self.policy, self.clock)
         attempts = 0

@@ -60,6 +60,9 @@ def _brief(entry: Any) -> str:
 
 
 class Script(BaseModel):
+    """A script file's content: the replies in order, an optional delay before each, whether the
+    last one repeats, and other modes' replies (``modes``)."""
+
     model_config = ConfigDict(extra="forbid")
     delay_seconds: float = Field(default=0.0, ge=0)
     repeat_last: bool = False
@@ -128,6 +131,12 @@ class ScriptedModel:
 
     async def complete(self, messages: Sequence[ChatMessage], *,
                        schema: dict[str, Any] | None = None) -> Completion:
+        """Return the script's next reply (``schema`` is ignored), after its delay or its file.
+
+        Raises:
+            LLMError: no reply is left (and ``repeat_last`` is off), or a reply names a label or
+                expects a control the screen does not show.
+        """
         self.calls.append(list(messages))
         replies = self.script.replies
         if self._next >= len(replies):
