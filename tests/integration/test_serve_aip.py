@@ -1,8 +1,9 @@
 """``serve`` (a subprocess) driven by a real ``websockets`` client speaking AIP: two tasks at once on two
 emulated phones (``sim --port 0`` behind the private adb server) streaming their steps, one ending
-COMPLETED and one FAILED; a client that disconnects mid-run (the run completes, on disk, and the client
-gets its TASK_END when it registers again); malformed messages answered by ERROR on a connection that
-stays usable; a queued and a refused task; SIGTERM ending the run in flight; bearer-token auth on and off.
+COMPLETED and one FAILED; a client that disconnects mid-run with ``--keep-runs-on-disconnect`` (the run
+completes, on disk, and the client gets its TASK_END when it registers again); malformed messages
+answered by ERROR on a connection that stays usable; a queued and a refused task; SIGTERM ending the run
+in flight; token auth (``?token=`` as UFO carries it, or a bearer header) on and off (test_serve_ufo.py: more).
 """
 
 from __future__ import annotations
@@ -62,8 +63,8 @@ class AipClient:
         self.seen: list[dict[str, Any]] = []
 
     @classmethod
-    async def open(cls, port: int, client_id: str | None = None, **options: Any) -> AipClient:
-        ws = await connect(f"ws://127.0.0.1:{port}/ws", proxy=None, open_timeout=HANG_GUARD, **options)
+    async def open(cls, port: int, client_id: str | None = None, *, path: str = "/ws", **options: Any) -> AipClient:
+        ws = await connect(f"ws://127.0.0.1:{port}{path}", proxy=None, open_timeout=HANG_GUARD, **options)
         client = cls(ws)
         if client_id is not None:
             await client.send(type="register", client_id=client_id, client_type="constellation", status="ok")
@@ -98,8 +99,17 @@ def is_end(session_id: str) -> Callable[[dict[str, Any]], bool]:
     return lambda m: m["type"] == "task_end" and m.get("session_id") == session_id
 
 
+def is_event(message: dict[str, Any]) -> bool:
+    """A task's progress event: a HEARTBEAT with status continue (never a TASK, AIP's task assignment)."""
+    return (message["type"], message["status"]) == ("heartbeat", "continue")
+
+
+def events(client: AipClient, session_id: str) -> list[str]:
+    return [m["result"]["event"] for m in client.of(session_id) if is_event(m)]
+
+
 def is_step(session_id: str, step: int) -> Callable[[dict[str, Any]], bool]:
-    return lambda m: (m["type"] == "task" and m.get("session_id") == session_id
+    return lambda m: (is_event(m) and m.get("session_id") == session_id
                       and m["result"].get("event") == "step" and m["result"]["step"] == step)
 
 
@@ -134,8 +144,7 @@ def two_phones(adb_server: PrivateAdbServer, tmp_path: Path) -> Iterator[list[st
 
 
 def is_started(session_id: str) -> Callable[[dict[str, Any]], bool]:
-    return lambda m: (m["type"] == "task" and m.get("session_id") == session_id
-                      and m["result"].get("event") == "started")
+    return lambda m: is_event(m) and m.get("session_id") == session_id and m["result"].get("event") == "started"
 
 
 async def two_tasks_then_leave(port: int, phones: list[str], both: Path) -> AipClient:
@@ -175,13 +184,14 @@ def test_two_phones_at_once_one_completed_one_failed_and_a_client_that_goes_away
     home.mkdir()
     env = {"ANDROID_ADB_SERVER_PORT": str(adb_server.port), "HOME": str(home)}
     with served(tmp_path, "--devices", ",".join(two_phones), "--adb-port", str(adb_server.port),
-                "--config", str(config), "--device-id", "phones-box", env=env) as (serve, port):
+                "--config", str(config), "--device-id", "phones-box", "--keep-runs-on-disconnect",
+                env=env) as (serve, port):
         client = asyncio.run(two_tasks_then_leave(port, two_phones, both))
         # the client is gone mid-run (the second run waits for its second reply); it goes on to its end
-        wait_until(lambda: any("client galaxy disconnected; its 1 task(s) go on" in line for line in serve.out),
-                   "the service noted the client's departure")
+        wait_until(lambda: any("client galaxy disconnected; its 1 task(s) go on (--keep-runs-on-disconnect)" in line
+                               for line in serve.out), "the service noted the client's departure")
         go.touch()
-        started = next(m for m in client.of("galaxy@finishes") if m["type"] == "task")
+        started = next(m for m in client.of("galaxy@finishes") if is_started("galaxy@finishes")(m))
         finished_dir = Path(started["result"]["run_dir"])
         wait_until(lambda: run_json(finished_dir).get("status") == "FINISH", "the run finished on disk")
         completed = asyncio.run(come_back(port))
@@ -189,18 +199,19 @@ def test_two_phones_at_once_one_completed_one_failed_and_a_client_that_goes_away
         code, out, err = serve.finish()
     assert code == 128 + signal.SIGTERM and "Traceback" not in err, err
 
-    acks = {m["session_id"]: m["result"] for m in client.seen if m["type"] == "heartbeat" and "session_id" in m}
+    acks = {m["session_id"]: m["result"] for m in client.seen if m["status"] == "ok" and "session_id" in m}
     assert {sid: (a["state"], a["phone"]) for sid, a in acks.items()} == {
         "galaxy@fails": ("running", two_phones[0]), "galaxy@finishes": ("running", two_phones[1])}
     (failed,) = [m for m in client.of("galaxy@fails") if m["type"] == "task_end"]
     assert (failed["status"], failed["response_id"], failed["task_name"]) == ("failed", "r-fail", "wifi-budget")
     assert failed["error"] == "reached the step limit (1 steps) without finishing"
     assert (failed["result"]["status"], failed["result"]["steps"], failed["result"]["cost_usd"]) == ("FAIL", 1, 0.0)
-    assert [m["result"]["event"] for m in client.of("galaxy@fails") if m["type"] == "task"] == ["started", "step"]
-    assert [m["result"]["event"] for m in client.of("galaxy@finishes") if m["type"] == "task"] == ["started", "step"]
+    assert events(client, "galaxy@fails") == ["started", "step"]
+    assert events(client, "galaxy@finishes") == ["started", "step"]
+    assert not [m for m in client.seen if m["type"] == "task"]  # no UFO component reads progress as a new task
     assert not [m for m in client.of("galaxy@finishes") if m["type"] == "task_end"]  # it left before the end
 
-    step = next(m for m in client.of("galaxy@fails") if m["type"] == "task" and m["result"]["event"] == "step")
+    step = next(m for m in client.of("galaxy@fails") if is_step("galaxy@fails", 1)(m))
     run_dir = Path(failed["result"]["run_dir"])
     assert (step["status"], step["agent_name"], step["response_id"]) == ("continue", "MobileAgent", "r-fail")
     shown = step["result"]
@@ -215,6 +226,8 @@ def test_two_phones_at_once_one_completed_one_failed_and_a_client_that_goes_away
 
     run = run_json(finished_dir)
     assert (run["steps"], run["answer"], run["settings"]["device"]["serial"]) == (4, "Wi-Fi is on.", two_phones[1])
+    assert run["client_disconnected"] == {"client_id": "galaxy", "on_disconnect": "kept running"}
+    assert "client_disconnected" not in run_json(run_dir)  # that run ended while its client was there
     assert len((finished_dir / "steps.jsonl").read_text().splitlines()) == 4
     assert (finished_dir / "report.html").is_file()
     start_a, end_a = interval(run_json(run_dir))
@@ -315,54 +328,72 @@ def test_frames_that_once_closed_the_connection_are_answered_and_it_stays_open(t
     assert "internal error" not in out
 
 
-async def knock(port: int) -> tuple[list[int], dict[str, Any]]:
-    """Handshakes without the token, with a wrong one, as Basic auth, and from a web page (refused), then
-    one with the token that runs a task; the refusals' HTTP statuses and the TASK_END."""
+async def knock(port: int) -> tuple[list[int], list[str]]:
+    """Handshakes without the token, with a wrong one (in the URL, as a header), as Basic auth, and from a
+    web page (refused), then one with the token in the URL (UFO's way) and one with the bearer header,
+    each running a task; the refusals' HTTP statuses and the TASK_ENDs' statuses."""
     statuses = []
-    for headers, origin in [(None, None), ({"Authorization": "Bearer wrong"}, None),
-                            ({"Authorization": f"Basic {TOKEN}"}, None),
-                            ({"Authorization": f"Bearer {TOKEN}"}, "http://evil.example")]:
+    for path, headers, origin in [("/ws", None, None), ("/ws?token=wrong", None, None),
+                                  ("/ws", {"Authorization": "Bearer wrong"}, None),
+                                  ("/ws", {"Authorization": f"Basic {TOKEN}"}, None),
+                                  (f"/ws?token={TOKEN}", {"Authorization": "Bearer wrong"}, None),
+                                  (f"/ws?token={TOKEN}", None, "http://evil.example")]:
         with pytest.raises(InvalidStatus) as caught:
-            await AipClient.open(port, additional_headers=headers, origin=origin)
+            await AipClient.open(port, path=path, additional_headers=headers, origin=origin)
         statuses.append(caught.value.response.status_code)
-    client = await AipClient.open(port, "c", additional_headers={"Authorization": f"Bearer {TOKEN}"})
-    await client.send(type="task", session_id="t", request="Say done")
-    ended = await client.find(is_end("t"))
-    await client.ws.close()
-    return statuses, ended
+    ends = []
+    for number, (path, headers) in enumerate([(f"/ws?token={TOKEN}", None),
+                                              ("/ws", {"Authorization": f"Bearer {TOKEN}"})]):
+        client = await AipClient.open(port, f"c{number}", path=path, additional_headers=headers)
+        await client.send(type="task", session_id=f"t{number}", request="Say done")
+        ends.append((await client.find(is_end(f"t{number}")))["status"])
+        await client.ws.close()
+    return statuses, ends
 
 
-def test_a_token_is_required_when_set_and_never_shown(tmp_path: Path) -> None:
-    config = write_config(tmp_path, [DONE])
+def test_a_token_is_required_when_set_in_the_url_or_a_header_and_never_shown(tmp_path: Path) -> None:
+    config = write_config(tmp_path, [DONE, DONE])
     with served(tmp_path, "--host", "0.0.0.0", "--devices", "sim:1", "--config", str(config),
                 env={"UFO_MOBILE_SERVE_TOKEN": TOKEN}) as (serve, port):
-        statuses, ended = asyncio.run(knock(port))
+        statuses, ends = asyncio.run(knock(port))
         serve.signal(signal.SIGINT)
         code, out, err = serve.finish()
-    assert statuses == [401, 401, 401, 403]  # a web page (it sends Origin) is refused, token or not
-    assert ended["status"] == "completed"
+    # refused as UFO's server refuses (HTTP 403); a web page (it sends Origin) is refused, token or not
+    assert statuses == [403] * 6
+    assert ends == ["completed", "completed"]
     assert code == 128 + signal.SIGINT and "Traceback" not in err, err
-    assert "auth: bearer token from UFO_MOBILE_SERVE_TOKEN" in out and out.count("no valid bearer token") == 3
+    assert "auth: token from UFO_MOBILE_SERVE_TOKEN" in out and out.count(": no valid token") == 5
     assert err.splitlines() == ["warning: --host 0.0.0.0 is not a loopback address: the task service is reachable "
                                 "from other machines"]
-    assert TOKEN not in out + err
+    assert TOKEN not in out + err and "token=" not in out + err
     assert not any(TOKEN in p.read_text(errors="replace") for p in (tmp_path / "logs").rglob("*") if p.is_file())
 
 
-def test_without_a_token_it_binds_loopback_and_asks_for_none(tmp_path: Path) -> None:
+def test_without_a_token_it_binds_loopback_asks_for_none_and_refuses_one(tmp_path: Path) -> None:
+    """A client that sends a token to a server that has none is told so (HTTP 403 and why), not let in
+    as if it were authenticated."""
     config = write_config(tmp_path, [DONE])
 
-    async def heartbeat(port: int) -> dict[str, Any]:
+    async def heartbeat(port: int) -> tuple[dict[str, Any], list[tuple[int, bytes]]]:
+        refused = []
+        for path, headers in [(f"/ws?token={TOKEN}", None), ("/ws", {"Authorization": f"Bearer {TOKEN}"})]:
+            with pytest.raises(InvalidStatus) as caught:
+                await AipClient.open(port, path=path, additional_headers=headers)
+            refused.append((caught.value.response.status_code, caught.value.response.body))
         client = await AipClient.open(port, "c")
         await client.send(type="heartbeat")
         reply = await client.until(lambda m: True)
         await client.ws.close()
-        return reply
+        return reply, refused
 
     with served(tmp_path, "--devices", "sim:1", "--config", str(config)) as (serve, port):
         assert serve.out[0].startswith(f"serving AIP tasks on ws://127.0.0.1:{port} ")
         assert "auth: off" in serve.out[0]
-        assert asyncio.run(heartbeat(port))["status"] == "ok"
+        reply, refused = asyncio.run(heartbeat(port))
+        assert reply["status"] == "ok"
         serve.signal(signal.SIGTERM)
-        code, _, err = serve.finish()
+        code, out, err = serve.finish()
     assert code == 128 + signal.SIGTERM and err == ""
+    assert [status for status, _ in refused] == [403, 403]
+    assert all(body.startswith(b"this server runs without a token; connect without one") for _, body in refused)
+    assert out.count(": it carries a token, and this server runs without one") == 2 and TOKEN not in out

@@ -4,8 +4,10 @@ service (``ufo_mobile.host.aip.service``), the device side of a UFO³ Galaxy con
 It prints ``serving AIP tasks on ws://HOST:PORT ...`` once it listens (``--port 0``: a free port), a
 line per client and task, and runs until Ctrl-C or SIGTERM: then no new tasks, the runs in flight end
 FAIL "interrupted"/"terminated" (recorded, their TASK_END sent), and it exits 128+N. Authentication:
-``UFO_MOBILE_SERVE_TOKEN`` set means every handshake needs ``Authorization: Bearer <token>``. Exit 2
-for a usage or configuration error (one line).
+``UFO_MOBILE_SERVE_TOKEN`` set means every handshake needs the token, as ``?token=<token>`` in the URL
+(UFO's way) or ``Authorization: Bearer <token>``; unset, a handshake carrying a token is refused. A client
+that goes away has its tasks cancelled, as UFO's server does, unless ``--keep-runs-on-disconnect``.
+Exit 2 for a usage or configuration error (one line).
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ def add_serve_parser(sub: Any) -> None:
         description="Accept AIP clients (a UFO3 Galaxy constellation, or any WebSocket client) on ws://HOST:PORT: "
                     "REGISTER, HEARTBEAT, DEVICE_INFO_REQUEST and TASK; each task runs on one of the phones as "
                     f"a normal run and ends in TASK_END completed or failed. With ${TOKEN_ENV} set, clients must "
-                    "send 'Authorization: Bearer <token>'. Stop with Ctrl-C or SIGTERM.")
+                    "send the token, as ?token=<token> in the URL or 'Authorization: Bearer <token>'. Stop with "
+                    "Ctrl-C or SIGTERM.")
     serve.add_argument("--host", default="127.0.0.1",
                        help="the address to listen on (default 127.0.0.1; any other prints a warning)")
     serve.add_argument("--port", type=port_number, default=DEFAULT_PORT,
@@ -65,6 +68,9 @@ def add_serve_parser(sub: Any) -> None:
     serve.add_argument("--queue", type=int, default=16, metavar="N",
                        help="how many tasks may wait for a busy phone (default 16); 0 refuses a task when no phone "
                             "for it is free")
+    serve.add_argument("--keep-runs-on-disconnect", action="store_true",
+                       help="let a client's tasks go on when it disconnects (its TASK_ENDs wait for it to register "
+                            "again); default: they are cancelled, as UFO's server cancels them")
     serve.add_argument("--device-id", default="ufo_mobile", metavar="ID",
                        help="this device server's id, as a constellation names it in target_id (default ufo_mobile)")
 
@@ -126,7 +132,8 @@ def run_serve(args: argparse.Namespace, out: TextIO) -> int:
     base = base_settings(args)
     phones = asyncio.run(resolve(parse_devices(args.devices or DEFAULT_DEVICES), adb_port=args.adb_port))
     options = ServeOptions(host=args.host, port=args.port, token=token, device_id=args.device_id,
-                           queue_limit=args.queue, log_dir=args.log_dir.absolute(), driver=args.driver)
+                           queue_limit=args.queue, log_dir=args.log_dir.absolute(), driver=args.driver,
+                           keep_runs_on_disconnect=args.keep_runs_on_disconnect)
     if not is_loopback(args.host):
         more = "" if token else f", and {TOKEN_ENV} is not set: anyone who can reach it can run tasks on your phones"
         err(f"warning: --host {printable(args.host, 80)} is not a loopback address: the task service is reachable "
@@ -139,7 +146,9 @@ def run_serve(args: argparse.Namespace, out: TextIO) -> int:
         shown = f"[{host}]" if ":" in host else host
         log(f"serving AIP tasks on ws://{shown}:{port} (device_id {printable(args.device_id, 80)}; phones: "
             f"{', '.join(p.name for p in phones)}; queue {args.queue}; auth: "
-            f"{'bearer token from ' + TOKEN_ENV if token else 'off'}; runs in {printable(str(options.log_dir))})")
+            f"{'token from ' + TOKEN_ENV if token else 'off'}; on disconnect: "
+            f"{'runs go on' if args.keep_runs_on_disconnect else 'runs cancelled'}; "
+            f"runs in {printable(str(options.log_dir))})")
 
     service = TaskService(base, phones, options, log=log)
     try:

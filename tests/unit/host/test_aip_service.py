@@ -127,10 +127,12 @@ async def test_a_task_is_acknowledged_streams_its_steps_and_ends_completed(servi
     assert (ack["type"], ack["status"], ack["session_id"], ack["response_id"]) == ("heartbeat", "ok", "s1", "r1")
     assert ack["result"] == {"event": "accepted", "state": "running", "phone": "sim-1", "queue_position": 0,
                              "waiting_for": None}
-    assert (started["type"], started["status"], started["user_request"]) == ("task", "continue", "open Settings")
+    # progress is a HEARTBEAT: a server TASK is AIP's "task assignment to device" (UFO's device client
+    # starts a task on each), and a HEARTBEAT with status ok is the answer a registration waits for
+    assert (started["type"], started["status"], started["user_request"]) == ("heartbeat", "continue", "open Settings")
     assert started["result"]["run_dir"] == "/runs/open Settings"
     assert (step["type"], step["status"], step["agent_name"], step["result"]["step"]) == (
-        "task", "continue", "MobileAgent", 1)
+        "heartbeat", "continue", "MobileAgent", 1)
     release(service)
     await service.runs.drain()
     (end,) = peer.take()
@@ -172,7 +174,36 @@ async def test_tasks_that_cannot_run_end_failed_and_a_reused_session_id_is_an_er
     await service.runs.drain()
 
 
-async def test_a_client_that_goes_away_gets_its_task_end_when_it_registers_again(service: TaskService) -> None:
+async def test_a_client_that_goes_away_has_its_tasks_cancelled_as_ufo_does(service: TaskService) -> None:
+    """UFO's server cancels a disconnected client's sessions and sends no end: the run in flight ends
+    FAIL with the reason, the waiting task ends unrun, and no TASK_END waits for the client's return."""
+    peer = await registered(service)
+    await send(service, peer, type="task", session_id="s", request_id="r", request="open", metadata={"device": "sim-2"})
+    await send(service, peer, type="task", session_id="w", request="wait", metadata={"device": "sim-2"})
+    peer.closed = True
+    service._gone(peer)  # type: ignore[arg-type]
+    await service.runs.drain()
+    assert service.runs.running == {} and service.runs.waiting == []
+    back = FakePeer()
+    (reply,) = await send(service, back, type="register", client_id="galaxy")
+    assert reply["result"]["tasks"] == []
+
+
+async def test_the_cancelled_end_says_so(service: TaskService) -> None:
+    ends: list[dict[str, Any]] = []
+    service.runs.on_event = lambda task, kind, payload: ends.append(payload) if kind == "ended" else None
+    peer = await registered(service)
+    await send(service, peer, type="task", session_id="s", request="open", metadata={"device": "sim-2"})
+    await send(service, peer, type="task", session_id="w", request="wait", metadata={"device": "sim-2"})
+    peer.closed = True
+    service._gone(peer)  # type: ignore[arg-type]
+    await service.runs.drain()
+    assert sorted((e["status"], e["reason"]) for e in ends) == [
+        ("FAIL", "cancelled: the client disconnected"), ("FAIL", "not run: cancelled: the client disconnected")]
+
+
+async def test_keep_runs_on_disconnect_lets_them_end_and_keeps_the_task_end(service: TaskService) -> None:
+    service.options.keep_runs_on_disconnect = True
     peer = await registered(service)
     await send(service, peer, type="task", session_id="s", request_id="r", request="open")
     peer.closed = True
@@ -183,6 +214,7 @@ async def test_a_client_that_goes_away_gets_its_task_end_when_it_registers_again
     reply, end = await send(service, back, type="register", client_id="galaxy")
     assert reply["result"]["tasks"] == []
     assert (end["type"], end["status"], end["session_id"], end["response_id"]) == ("task_end", "completed", "s", "r")
+    assert end["result"]["client_disconnected"] == {"client_id": "galaxy", "on_disconnect": "kept running"}
     assert await send(service, back, type="heartbeat") != []  # kept ends are sent once
     assert back.take() == []
 

@@ -2,27 +2,23 @@
 
 A ``Peer`` sends its messages in order from one task of its own, so a run's events never wait for a
 slow client: step events beyond ``MAX_PENDING`` unsent messages are dropped (and counted), every other
-message is kept. ``bearer_auth`` is the handshake check when a token is configured; ``is_loopback``
-says whether an address is only reachable from this host.
+message is kept. ``is_loopback`` says whether an address is only reachable from this host (the
+handshake check is ``auth.py``'s).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import ipaddress
 import logging
 from collections.abc import Callable
-from http import HTTPStatus
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
-from websockets.http11 import Request, Response
 
 from ufo_mobile.host.aip.protocol import ClientType, ServerMessage
 
 MAX_PENDING = 1_000  # unsent messages of one connection after which step events are dropped
-REALM = "ufo_mobile"
 
 
 class Peer:
@@ -80,26 +76,6 @@ class Peer:
         self.closed = True
         if self._pump is not None:
             self._pump.cancel()
-
-
-def bearer_auth(token: str, on_refused: Callable[[str], None]) -> Callable[[ServerConnection, Request],
-                                                                             Response | None]:
-    """The handshake check for ``Authorization: Bearer <token>`` (a constant-time comparison); a
-    handshake without it gets 401. ``on_refused`` hears the peer's address, never what it sent."""
-    expected = token.encode("utf-8")
-
-    def check(connection: ServerConnection, request: Request) -> Response | None:
-        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode("utf-8", "replace"), expected):
-            return None
-        where = connection.remote_address
-        on_refused(f"{where[0]}:{where[1]}" if isinstance(where, tuple) and len(where) >= 2 else "?")
-        response = connection.respond(HTTPStatus.UNAUTHORIZED,
-                                      "a bearer token is required: Authorization: Bearer <token>\n")
-        response.headers["WWW-Authenticate"] = f'Bearer realm="{REALM}"'
-        return response
-
-    return check
 
 
 def is_loopback(host: str) -> bool:

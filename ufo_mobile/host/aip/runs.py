@@ -5,7 +5,8 @@ waits in one first-come, first-served line (``queue_limit`` long; 0 refuses inst
 phone that comes free goes to the first waiting task that can use it. Each run is the runner's (a
 ``Session`` in ``SessionRunner``); its start, steps and end go to ``on_event`` as they happen, whoever
 is listening. ``stop`` ends the runs in flight as a signal ends ``run`` (FAIL with the reason, recorded)
-and ends the waiting tasks unrun; ``drain`` waits for the runs to be recorded.
+and ends the waiting tasks unrun; ``cancel`` does the same to some tasks (those of a client that went
+away); ``drain`` waits for the runs to be recorded.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class ServeTask:
     request_id: str | None = None
     task_name: str | None = None
     ran_on: str | None = None  # the phone it runs (ran) on
+    client_left: str | None = None  # its client went away meanwhile: "cancelled" or "kept running"
 
     @property
     def wants(self) -> str:
@@ -62,6 +64,7 @@ class Runs:
         self.running: dict[str, ServeTask] = {}  # session_id -> task
         self.stopping: str | None = None
         self._group = RunGroup()
+        self._controls: dict[str, RunControl] = {}  # session_id -> the control of its run in flight
         self._flights: set[asyncio.Task[None]] = set()
 
     def known(self, session_id: str) -> bool:
@@ -112,6 +115,7 @@ class Runs:
 
     async def _fly(self, task: ServeTask, phone: Phone) -> None:
         control = self._group.join()
+        self._controls[task.session_id] = control
         try:
             end = await self.runner(task.settings, phone, control,
                                     lambda kind, payload: self.on_event(task, kind, payload))
@@ -119,6 +123,7 @@ class Runs:
             end = failed_payload(phone, f"internal error: {exc!r}")
         finally:
             self._group.leave(control)
+            self._controls.pop(task.session_id, None)
             self.pool.give_back(phone)
             self.running.pop(task.session_id, None)
         self.on_event(task, "ended", end)
@@ -140,6 +145,18 @@ class Runs:
         waiting, self.waiting = self.waiting, []
         for task in waiting:
             self.on_event(task, "ended", failed_payload(None, f"not run: the server stopped ({reason})"))
+
+    def cancel(self, session_ids: set[str], reason: str) -> None:
+        """End these tasks: a run in flight ends FAIL with ``reason`` (its step in flight cancelled and
+        recorded, as ``stop`` ends it), a waiting task ends unrun."""
+        for session_id in session_ids:
+            control = self._controls.get(session_id)
+            if control is not None:
+                control.interrupt(reason)
+        waiting = [t for t in self.waiting if t.session_id in session_ids]
+        self.waiting = [t for t in self.waiting if t.session_id not in session_ids]
+        for task in waiting:
+            self.on_event(task, "ended", failed_payload(None, f"not run: {reason}"))
 
     def abandon(self) -> None:
         """Stop waiting for the runs in flight (a second signal); each still records why it ended."""

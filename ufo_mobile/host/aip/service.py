@@ -1,7 +1,8 @@
 """The AIP task service: ``python -m ufo_mobile serve``, the device side of a UFO³ Galaxy constellation.
 
-A client (a constellation, or any ``websockets`` client) connects, sends REGISTER, and then TASKs; the
-service runs each on one of its phones as an ordinary run and answers in AIP's shapes:
+A client (a constellation, or any ``websockets`` client) connects (with the token, when the service
+has one: ``auth.py``), sends REGISTER, and then TASKs; the service runs each on one of its phones as an
+ordinary run and answers in AIP's shapes:
 
 ==========================  ======================================================================
 client sends                the service answers
@@ -11,21 +12,24 @@ REGISTER (client_id)        HEARTBEAT status=ok (AIP's registration confirmation
 HEARTBEAT                   HEARTBEAT status=ok
 DEVICE_INFO_REQUEST         DEVICE_INFO_RESPONSE (``result``: this server and its phones), ok or error
 TASK                        HEARTBEAT status=ok with ``session_id`` (AIP's acknowledgement; ``result``
-                            says running or queued, and the place in line), then TASK status=continue
-                            events (``result.event``: ``started``, ``step``), then TASK_END
-                            status=completed (the run ended in FINISH) or failed (everything else)
+                            says running or queued, and the place in line), then HEARTBEAT
+                            status=continue events (``result.event``: ``started``, ``step``), then
+                            TASK_END status=completed (the run ended in FINISH) or failed
 anything unusable           ERROR status=error naming the problem in one line; the connection stays
 ==========================  ======================================================================
 
-Step events use ServerMessage TASK with status ``continue``: AIP's "task still under way" from the
-side that runs it. A constellation does not act on a TASK it receives (it logs it), whereas a COMMAND
-asks the receiver to execute actions and return COMMAND_RESULTS, and a HEARTBEAT is what a client
-waiting for its heartbeat's answer (or its registration's) takes as that answer.
+Step events are HEARTBEATs with status ``continue``: the one server message no UFO component acts on
+beyond noting that the peer is alive. A server TASK is AIP's "task assignment to device" (UFO's device
+client starts a new task on each one), a COMMAND asks the receiver to execute actions, and a HEARTBEAT
+with status ``ok`` is what a constellation waiting for its registration's answer takes as that answer.
 
-Runs do not belong to connections: a client that goes away leaves its runs running and recorded; their
-events are dropped until a connection registers the same ``client_id`` again, which gets the TASK_ENDs
-it missed. A non-TASK problem is an ERROR; a TASK that cannot run is a TASK_END failed (the client is
-waiting for that session's end).
+A client that goes away has its tasks cancelled, as UFO's server cancels a disconnected client's
+sessions: the runs in flight end FAIL "cancelled: the client disconnected", the waiting ones unrun, and
+no TASK_END is kept for them. With ``keep_runs_on_disconnect`` (``serve --keep-runs-on-disconnect``)
+they go on instead, and a connection that registers the same ``client_id`` again gets the TASK_ENDs it
+missed. Either way ``run.json`` and TASK_END's ``result`` say which (``client_disconnected``). A
+non-TASK problem is an ERROR; a TASK that cannot run is a TASK_END failed (the client is waiting for
+that session's end).
 """
 
 from __future__ import annotations
@@ -44,7 +48,8 @@ from websockets.exceptions import ConnectionClosed
 from ufo_mobile.core.session import install_stop_signals
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.fleet.devices import Phone
-from ufo_mobile.host.aip.peers import Peer, bearer_auth, library_logger
+from ufo_mobile.host.aip.auth import token_check
+from ufo_mobile.host.aip.peers import Peer, library_logger
 from ufo_mobile.host.aip.phones import PhoneInfo, pick
 from ufo_mobile.host.aip.protocol import (
     AipError,
@@ -57,7 +62,7 @@ from ufo_mobile.host.aip.protocol import (
     task_metadata,
 )
 from ufo_mobile.host.aip.runs import Refused, Runner, Runs, ServeTask
-from ufo_mobile.host.aip.session import FINISH, SessionRunner, failed_payload
+from ufo_mobile.host.aip.session import FINISH, SessionRunner, failed_payload, note_in_record
 from ufo_mobile.host.aip.tasks import settings_of_task
 from ufo_mobile.safe_text import printable
 from ufo_mobile.settings import Settings
@@ -65,6 +70,8 @@ from ufo_mobile.settings import Settings
 KEPT_ENDS = 64  # TASK_ENDs kept for a client that is away, per client_id
 KEPT_CLIENTS = 256  # client_ids with kept TASK_ENDs
 FLUSH_SECONDS = 5.0  # at shutdown, how long the last messages may take to go out
+CANCELLED = "cancelled: the client disconnected"
+KEPT_RUNNING = "kept running"
 
 
 @dataclass
@@ -76,6 +83,7 @@ class ServeOptions:
     queue_limit: int = 16  # tasks that may wait for a phone; 0: refuse instead
     log_dir: Path = Path("logs")
     driver: str | None = None  # adb or u2 for real phones
+    keep_runs_on_disconnect: bool = False  # False: a client's tasks are cancelled when it goes away, as UFO's
 
 
 def task_status(run_status: str) -> TaskStatus:
@@ -114,10 +122,10 @@ class TaskService:
         Raises:
             OSError: the address cannot be listened on.
         """
-        def refused(where: str) -> None:
-            self.log(f"refused a connection from {where}: no valid bearer token")
+        def refused(where: str, why: str) -> None:
+            self.log(f"refused a connection from {where}: {why}")
 
-        auth = bearer_auth(self.options.token, refused) if self.options.token else None
+        auth = token_check(self.options.token, refused)
         restore = install_stop_signals(self._on_signal, lambda signum: self.runs.abandon()) if handle_signals \
             else (lambda: None)
         try:
@@ -165,8 +173,17 @@ class TaskService:
             return
         del self.peers[peer.client_id]
         mine = [t for t in [*self.runs.running.values(), *self.runs.waiting] if t.client_id == peer.client_id]
-        going_on = f"; its {len(mine)} task(s) go on" if mine else ""
-        self.log(f"client {printable(peer.client_id, 80)} disconnected{going_on}")
+        keep = self.options.keep_runs_on_disconnect
+        for task in mine:
+            task.client_left = task.client_left or (KEPT_RUNNING if keep else "cancelled")
+        if not mine:
+            self.log(f"client {printable(peer.client_id, 80)} disconnected")
+        elif keep:
+            self.log(f"client {printable(peer.client_id, 80)} disconnected; its {len(mine)} task(s) go on "
+                     "(--keep-runs-on-disconnect)")
+        else:
+            self.log(f"client {printable(peer.client_id, 80)} disconnected; cancelling its {len(mine)} task(s)")
+            self.runs.cancel({t.session_id for t in mine}, CANCELLED)
 
     # --- messages from a client ---------------------------------------------------------------
 
@@ -298,8 +315,11 @@ class TaskService:
 
     def _tell(self, task: ServeTask, kind: str, payload: dict[str, Any]) -> None:
         if kind == "ended":
+            if task.client_left is not None:
+                payload = self._note_departure(task, payload)
             end = self._end_message(task.session_id, task.request_id, task.task_name, payload)
-            self._deliver(task.client_id, end)
+            if task.client_left != "cancelled" or task.client_id in self.peers:
+                self._deliver(task.client_id, end)
             where = f" (run directory: {printable(str(payload['run_dir']), 200)})" if payload.get("run_dir") else ""
             self.log(f"task {printable(task.session_id, 80)} ended {end.status.value}: "
                      f"{printable(str(payload.get('answer') or payload.get('reason') or ''), 200)}{where}")
@@ -310,11 +330,20 @@ class TaskService:
                      f"{printable(str(payload.get('run_dir')), 200)}")
         if peer is None:
             return  # the client is away: its run goes on, its events are not kept
-        peer.post(ServerMessage(type=ServerMessageType.TASK, status=TaskStatus.CONTINUE, session_id=task.session_id,
-                                task_name=task.task_name, response_id=task.request_id or str(uuid.uuid4()),
+        # a HEARTBEAT, never a TASK: a server TASK is a task assignment to the device that receives it
+        peer.post(ServerMessage(type=ServerMessageType.HEARTBEAT, status=TaskStatus.CONTINUE,
+                                session_id=task.session_id, task_name=task.task_name,
+                                response_id=task.request_id or str(uuid.uuid4()),
                                 agent_name=payload.get("agent"), result=payload,
                                 user_request=task.settings.task.text if kind == "started" else None),
                   droppable=kind == "step")
+
+    @staticmethod
+    def _note_departure(task: ServeTask, payload: dict[str, Any]) -> dict[str, Any]:
+        """The end payload of a task whose client went away, and its ``run.json``, saying so."""
+        note = {"client_id": task.client_id, "on_disconnect": task.client_left}
+        note_in_record(payload.get("run_dir"), "client_disconnected", note)
+        return {**payload, "client_disconnected": note}
 
     @staticmethod
     def _end_message(session_id: str, request_id: str | None, task_name: str | None,

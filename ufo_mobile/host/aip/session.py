@@ -4,11 +4,13 @@ The run directory is a ``run``'s (``run.json``, ``steps/``, ``report.html``), un
 directory. ``SessionRunner`` reports the run's start and each step as it ends (``emit``), and returns
 the end payload that becomes TASK_END's ``result``. Every text that came from the model, the screen or
 the task is redacted by the run's own redactor (it knows the run's secrets) and bounded; JSON escapes
-the rest.
+the rest. ``note_in_record`` adds what the service knows after a run's end (its client went away) to
+``run.json``.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +19,7 @@ from typing import Any
 from ufo_mobile.core import builder
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.session import RunControl, RunResult, Session
+from ufo_mobile.core.trace.files import write_atomic
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.fleet.devices import Phone
 from ufo_mobile.safe_text import cut_to
@@ -84,6 +87,23 @@ def failed_payload(phone: Phone | None, reason: str, *, run_id: str | None = Non
             "prompt_tokens": 0, "completion_tokens": 0, "run_id": run_id,
             "run_dir": str(run_dir) if run_dir is not None else None, "report": None,
             "phone": phone.name if phone is not None else None, "interrupted": False, "signal": None}
+
+
+def note_in_record(run_dir: str | Path | None, key: str, value: dict[str, Any]) -> bool:
+    """Add ``key: value`` to an ended run's ``run.json`` (replaced atomically); False when there is no
+    readable ``run.json`` to add it to (a task that never ran)."""
+    if run_dir is None:
+        return False
+    path = Path(run_dir) / "run.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            return False
+        data[key] = value
+        write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), sync=True)
+    except (OSError, ValueError, RunWriteError):
+        return False
+    return True
 
 
 class SessionRunner:
