@@ -3,8 +3,9 @@
 Field names and enum values are AIP's (UFO³ ``aip/messages.py``), so a constellation's own
 ``ClientMessage``/``ServerMessage`` JSON reads and writes them unchanged: a client sends
 ``ClientMessage`` (REGISTER, HEARTBEAT, TASK, DEVICE_INFO_REQUEST, ...), the service answers with
-``ServerMessage`` (HEARTBEAT, TASK, TASK_END, DEVICE_INFO_RESPONSE, ERROR). Unknown top-level fields
-are ignored, as AIP's models ignore them; a known field with a bad value is an error.
+``ServerMessage`` (HEARTBEAT, TASK_END, DEVICE_INFO_RESPONSE, ERROR; never a TASK, which AIP reads as a
+task assignment to the device that receives it). Unknown top-level fields are ignored, as AIP's models
+ignore them; a known field with a bad value is an error.
 
 Ours, inside AIP's free-form ``metadata`` of a TASK, is ``TaskMetadata`` (the phone, an inline task
 YAML, settings options); and inside a server message's ``result``, a payload whose ``event`` key says
@@ -53,7 +54,7 @@ class ServerMessageType(StrEnum):
 
 
 class TaskStatus(StrEnum):
-    CONTINUE = "continue"  # a task under way (our step events, and a TASK a client sends)
+    CONTINUE = "continue"  # a task under way (our step events' HEARTBEATs, and a TASK a client sends)
     COMPLETED = "completed"  # TASK_END of a run that ended in FINISH
     FAILED = "failed"  # TASK_END of every other end (FAIL, refused, not loadable, stopped)
     OK = "ok"
