@@ -20,8 +20,9 @@ as UFO's are. Where ours deliberately differ:
 - App names are the labels users see (UFO repeated the package); ``type`` is the package, as in UFO.
   ``include_system_apps=False`` lists the launchable apps (what a home screen shows; UFO listed
   ``pm list packages -3``, which leaves out Settings, Chrome and the other preinstalled apps).
-- ``press_key`` takes our key names (``KEYCODE_BACK``, ``BACK``, ``back``, or the number ``4``),
-  not every Android key code.
+- ``press_key`` takes every key of Android's ``KeyEvent`` (``core.keycodes``) by name, short name in
+  any case, or number, and refuses an unknown name before the phone sees it, naming the nearest
+  (UFO passed the text to ``input keyevent``, which presses nothing for a name it does not know).
 - Typed text goes through the driver's ``input_text`` (quoted, any characters; UFO escaped only
   spaces and ``&``), and ``clear_current_text`` clears the whole field.
 """
@@ -38,7 +39,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
-from ufo_mobile.core.device.base import KEYCODES, AppInfo, normalize_key
+from ufo_mobile.core.device.base import AppInfo, resolve_key
 from ufo_mobile.errors import ActionError, DeviceError, InvalidActionError, UIParseError
 from ufo_mobile.host.mcp.state import MobileServerState, TargetInfo, control_target
 from ufo_mobile.safe_text import printable
@@ -67,21 +68,19 @@ def fastmcp_compatible(tool: Tool) -> Tool:
     return tool
 
 
-def key_name(key_code: str) -> str:
-    """Our name of an Android key: ``KEYCODE_BACK``, ``back`` and ``4`` are all ``back``.
+def pressed_key(key_code: str) -> str | int:
+    """What the driver is asked to press for ``key_code``: our name of the key (``back`` for
+    ``KEYCODE_BACK``, ``back`` or ``4``) or, for every other key of Android's ``KeyEvent``, its code
+    (23 for ``KEYCODE_DPAD_CENTER`` or ``dpad_center``); see ``core.device.base.resolve_key``.
 
     Raises:
-        InvalidActionError: a key the drivers do not know.
+        InvalidActionError: no Android key by that name (the message names the nearest) or number.
     """
-    text = key_code.strip()
-    if text.isdigit():
-        names = [name for name, code in KEYCODES.items() if code == int(text) and name != "select_all"]
-        if names:
-            return names[0]
     try:
-        return normalize_key(text)
+        key = resolve_key(key_code)
     except ValueError as exc:
         raise InvalidActionError(str(exc)) from None
+    return key.name if key.name is not None else key.code
 
 
 def data_tools(state: MobileServerState) -> list[Tool]:
@@ -235,14 +234,18 @@ class ActionTools:
         return result
 
     async def press_key(self, key_code: Annotated[str, Field(
-            description="The key: KEYCODE_BACK, KEYCODE_HOME, KEYCODE_ENTER, KEYCODE_DEL, KEYCODE_APP_SWITCH, "
-                        "KEYCODE_SEARCH, KEYCODE_MENU, KEYCODE_TAB, volume and D-pad keys")]) -> dict[str, Any]:
-        """Press a hardware or navigation key, e.g. KEYCODE_BACK to go back, KEYCODE_HOME for the home screen."""
+            description="Any key of Android's KeyEvent: its KEYCODE_* name (KEYCODE_BACK, KEYCODE_HOME, "
+                        "KEYCODE_ENTER, KEYCODE_DEL, KEYCODE_DPAD_CENTER, KEYCODE_A, ...), the name without "
+                        "KEYCODE_ in any case (BACK, dpad_center), or its number (4 is KEYCODE_BACK)")],
+                        ) -> Annotated[dict[str, Any], Field(
+            description="'success' (bool), 'action' (str), 'output' (str) and 'error' (str)")]:
+        """Press a key, as `adb shell input keyevent` does: KEYCODE_BACK to go back, KEYCODE_HOME for
+        the home screen, KEYCODE_DPAD_CENTER to press the focused control, KEYCODE_A to type 'a'."""
         action = f"press_key({key_code})"
         try:
-            name = key_name(key_code)
+            key = pressed_key(key_code)
             async with self.state.acting():
-                await self.state.call("press key", lambda: self.state.driver.press_key(name))
+                await self.state.call("press key", lambda: self.state.driver.press_key(key))
         except EXPECTED as exc:
             return {"success": False, "action": action, "output": "", "error": reason(exc)}
         return {"success": True, "action": action, "output": "", "error": ""}

@@ -15,26 +15,11 @@ from __future__ import annotations
 import asyncio
 import time
 
+from ufo_mobile.core import keycodes
 from ufo_mobile.sim.android.devstate import DeviceState, Touch
 from ufo_mobile.sim.android.shio import Command, Ctx
 from ufo_mobile.sim.phone import keys
 
-_NAMED = (
-    "UNKNOWN=0 SOFT_LEFT=1 SOFT_RIGHT=2 HOME=3 BACK=4 CALL=5 ENDCALL=6 STAR=17 POUND=18 DPAD_UP=19 "
-    "DPAD_DOWN=20 DPAD_LEFT=21 DPAD_RIGHT=22 DPAD_CENTER=23 VOLUME_UP=24 VOLUME_DOWN=25 POWER=26 CAMERA=27 "
-    "CLEAR=28 COMMA=55 PERIOD=56 ALT_LEFT=57 ALT_RIGHT=58 SHIFT_LEFT=59 SHIFT_RIGHT=60 TAB=61 SPACE=62 SYM=63 "
-    "EXPLORER=64 ENVELOPE=65 ENTER=66 DEL=67 GRAVE=68 MINUS=69 EQUALS=70 LEFT_BRACKET=71 RIGHT_BRACKET=72 "
-    "BACKSLASH=73 SEMICOLON=74 APOSTROPHE=75 SLASH=76 AT=77 NUM=78 HEADSETHOOK=79 FOCUS=80 PLUS=81 MENU=82 "
-    "NOTIFICATION=83 SEARCH=84 MEDIA_PLAY_PAUSE=85 MEDIA_STOP=86 MEDIA_NEXT=87 MEDIA_PREVIOUS=88 "
-    "MEDIA_REWIND=89 MEDIA_FAST_FORWARD=90 MUTE=91 PAGE_UP=92 PAGE_DOWN=93 ESCAPE=111 FORWARD_DEL=112 "
-    "CTRL_LEFT=113 CTRL_RIGHT=114 CAPS_LOCK=115 MOVE_HOME=122 MOVE_END=123 INSERT=124 MEDIA_PLAY=126 "
-    "MEDIA_PAUSE=127 VOLUME_MUTE=164 APP_SWITCH=187 SETTINGS=176 BRIGHTNESS_DOWN=220 BRIGHTNESS_UP=221 "
-    "SLEEP=223 WAKEUP=224 ASSIST=219 VOICE_ASSIST=231 ALL_APPS=284 CUT=277 COPY=278 PASTE=279"
-)
-KEYCODES: dict[str, int] = {name: int(code) for name, _, code in (item.partition("=") for item in _NAMED.split())}
-KEYCODES.update({chr(ord("A") + i): 29 + i for i in range(26)})
-KEYCODES.update({str(i): 7 + i for i in range(10)})
-MAX_KEYCODE = 316
 _CHARS = {55: ",", 56: ".", 68: "`", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\", 74: ";", 75: "'",
           76: "/", 77: "@", 81: "+", 17: "*", 18: "#"}
 _CHARS.update({29 + i: chr(ord("a") + i) for i in range(26)})
@@ -43,9 +28,11 @@ _SOURCES = {"keyboard", "mouse", "joystick", "touchnavigation", "touchpad", "tra
             "gesture", "touchscreen", "gamepad", "rotaryencoder"}
 META_SHIFT_ON = 1
 META_CTRL_ON = 0x1000
-KEYCODE_A = 29
-KEYCODE_V = 50
-KEYCODE_DEL = 67
+KEYCODE_A = keycodes.code("KEYCODE_A")
+KEYCODE_V = keycodes.code("KEYCODE_V")
+KEYCODE_DEL = keycodes.code("KEYCODE_DEL")
+KEYCODE_DPAD_CENTER = keycodes.code("KEYCODE_DPAD_CENTER")
+KEYCODE_ESCAPE = keycodes.code("KEYCODE_ESCAPE")
 _CTRL_KEYS = (113, 114)  # CTRL_LEFT, CTRL_RIGHT
 INJECT_DENIED = "java.lang.SecurityException: Injecting to another application requires INJECT_EVENTS permission"
 _INJECTING = {"tap": ("injectMotionEvent", "sendTap"), "swipe": ("injectMotionEvent", "sendSwipe"),
@@ -61,15 +48,13 @@ class InputUsageError(Exception):
 
 
 def keycode_of(text: str) -> int | None:
-    """``KEYCODE_BACK``, ``BACK``, ``back`` or ``4`` as a key code; None if Android has no such key."""
-    if text.isdigit():
-        code = int(text)
-        return code if code <= MAX_KEYCODE else None
-    name = text.upper().removeprefix("KEYCODE_")
-    if name in KEYCODES:
-        return KEYCODES[name]
-    sim_name = keys.key_name(name.lower())
-    return keys.keycode(sim_name) if sim_name is not None else None
+    """Any key of Android's ``KeyEvent`` as ``keyCodeFromString`` reads it: ``KEYCODE_DPAD_CENTER``,
+    ``DPAD_CENTER`` or ``23`` (``core.keycodes``; case is not checked here), or the simulator's own
+    ``select_all``; None if Android has no such key."""
+    code = keycodes.code_of(text)
+    if code is None and keys.key_name(text) == "select_all":
+        return keys.keycode("select_all")
+    return code
 
 
 def press_keycode(device: DeviceState, code: int, meta: int = 0) -> None:
@@ -88,12 +73,27 @@ def press_keycode(device: DeviceState, code: int, meta: int = 0) -> None:
         elif code == KEYCODE_DEL and phone.selecting():
             phone.press_key("del")
         return
+    if code == KEYCODE_DPAD_CENTER:
+        _click_focused_field(device)
+        return
+    if code == KEYCODE_ESCAPE:  # unhandled, ESCAPE falls back to BACK (Generic.kcm)
+        code = keys.keycode("back")
     if keys.key_name(code) is not None:
         phone.press_key(code)
         return
     char = _CHARS.get(code)
     if char is not None and phone.focused_field() is not None:
         phone.input_text(char.upper() if meta & META_SHIFT_ON else char)
+
+
+def _click_focused_field(device: DeviceState) -> None:
+    """DPAD_CENTER, a confirm key, clicks the focused view: on the sim only a text field takes the
+    focus, and a click on it shows the keyboard again if it was hidden."""
+    phone = device.phone
+    focus = phone.focused_field()
+    view = None if focus is None else phone.snapshot().find(lambda v: v.kind == "field" and v.bind == focus)
+    if view is not None and view.bounds.right > view.bounds.left and view.bounds.bottom > view.bounds.top:
+        phone.tap(*view.bounds.center)
 
 
 def type_text(device: DeviceState, text: str, *, clear: bool = False) -> bool:
