@@ -24,7 +24,9 @@ as UFO's are. Where ours deliberately differ:
   any case, or number, and refuses an unknown name before the phone sees it, naming the nearest
   (UFO passed the text to ``input keyevent``, which presses nothing for a name it does not know).
 - Typed text goes through the driver's ``input_text`` (quoted, any characters; UFO escaped only
-  spaces and ``&``), and ``clear_current_text`` clears the whole field.
+  spaces and ``&``), and ``clear_current_text`` clears the whole field. Text that adb's ``input text``
+  cannot type exactly on a phone with no input method for it is refused, naming the piece
+  (``'%s'``, or the character and its code point), where it is, and why.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
+from ufo_mobile.core.device.adb_text import UntypeableTextError
 from ufo_mobile.core.device.base import AppInfo, resolve_key
 from ufo_mobile.errors import ActionError, DeviceError, InvalidActionError, UIParseError
 from ufo_mobile.host.mcp.state import MobileServerState, TargetInfo, control_target
@@ -66,6 +69,15 @@ def fastmcp_compatible(tool: Tool) -> Tool:
     if tool.fn_metadata.wrap_output and schema is not None:
         tool.fn_metadata.output_schema = {**schema, "x-fastmcp-wrap-result": True}
     return tool
+
+
+def typing_error(exc: BaseException) -> str:
+    """``reason(exc)``, and when adb's ``input text`` refused a piece of the text, that piece first:
+    the caller's own text, which ``action`` repeats anyway (the driver's message names only where)."""
+    if isinstance(exc, UntypeableTextError) and exc.piece:
+        shown = "'%s'" if exc.piece == "%s" else f"{exc.piece!r} (U+{ord(exc.piece):04X})"
+        return printable(f"[{exc.serial}] {shown} cannot be typed: {exc.detail}", 600)
+    return reason(exc)
 
 
 def pressed_key(key_code: str) -> str | int:
@@ -317,7 +329,7 @@ class ActionTools:
                 messages.append(f"Clicked control '{target.name}' at ({x}, {y})")
                 await self.state.call("type text", lambda: self.state.driver.input_text(text, clear=clear_current_text))
         except EXPECTED as exc:
-            return {"success": False, "action": action, "message": " | ".join(messages), "error": reason(exc)}
+            return {"success": False, "action": action, "message": " | ".join(messages), "error": typing_error(exc)}
         if clear_current_text:
             messages.append("Cleared existing text")
         messages.append(f"Typed text: {text!r}")
