@@ -5,6 +5,13 @@ uiautomator2 server (key codes, typing, touch gestures).
 becomes a space, and characters the virtual keyboard map has no key for (anything outside printable
 ASCII, such as emoji or Chinese) make the command fail without typing anything.
 
+``input keyevent`` takes every key of Android's ``KeyEvent`` by name, short name or number
+(``core.keycodes``, read as ``KeyEvent.keyCodeFromString`` reads them, case aside) and fails on
+anything else. Keys do what they do on a phone where the sim has the thing they act on: HOME, BACK,
+ENTER, DEL and SPACE; character keys type into the focused field; DPAD_CENTER clicks the focused
+field; ESCAPE falls back to BACK. The rest (NOTIFICATION, WAKEUP, media keys, ...) are taken and do
+nothing visible: the sim has no shade and no screen to wake.
+
 Device profiles: ``keycombination`` is an InputShellCommand addition (Android 11+), unknown before;
 MIUI (``inject_guard``) refuses injected input with a SecurityException until "USB debugging
 (Security settings)" is on (openatx/uiautomator2#520, openatx/android-uiautomator-server#2).
