@@ -181,3 +181,19 @@ async def test_bad_argument_types_are_tool_errors(phone: SimPhone) -> None:
     async with connect(phone) as client:
         result = await client.call_tool("tap", {"x": "left", "y": 3})
         assert result.is_error
+
+
+async def test_press_key_takes_any_android_key_on_the_built_in_phone(phone: SimPhone) -> None:
+    async with connect(phone) as client:
+        await call(client, "launch_app", package_name="notes")
+        controls = await call(client, "get_app_window_controls_target_info")
+        await call(client, "click_control", control_id=id_of(controls, "New note"), control_name="New note")
+        field = next(c for c in await call(client, "get_app_window_controls_target_info") if c["type"] == "EditText")
+        await call(client, "click_control", control_id=field["id"], control_name=field["name"])
+        for key in ("KEYCODE_A", "b", "KEYCODE_DPAD_CENTER", "KEYCODE_NOTIFICATION", "KEYCODE_WAKEUP", "31"):
+            pressed = await call(client, "press_key", key_code=key)
+            assert pressed == {"success": True, "action": f"press_key({key})", "output": "", "error": ""}
+        assert phone.state("com.example.notes")["title"] == "abc"
+        editing = phone.current_app()
+        assert (await call(client, "press_key", key_code="KEYCODE_ESCAPE"))["success"] is True  # BACK
+        assert phone.current_app() != editing and phone.current_app().package == "com.example.notes"

@@ -26,6 +26,7 @@ from ufo_mobile.core import keycodes
 from ufo_mobile.sim.android.devstate import DeviceState, Touch
 from ufo_mobile.sim.android.shio import Command, Ctx
 from ufo_mobile.sim.phone import keys
+from ufo_mobile.sim.phone.simphone import SimPhone
 
 _CHARS = {55: ",", 56: ".", 68: "`", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\", 74: ";", 75: "'",
           76: "/", 77: "@", 81: "+", 17: "*", 18: "#"}
@@ -80,23 +81,29 @@ def press_keycode(device: DeviceState, code: int, meta: int = 0) -> None:
         elif code == KEYCODE_DEL and phone.selecting():
             phone.press_key("del")
         return
+    press_key_alone(phone, code, shift=bool(meta & META_SHIFT_ON))
+
+
+def press_key_alone(phone: SimPhone, code: int, *, shift: bool = False) -> None:
+    """What pressing key ``code`` (no modifier but SHIFT) does on the simulated phone: DPAD_CENTER
+    clicks the focused field, ESCAPE falls back to BACK (Generic.kcm), the phone's own keys act,
+    character keys type into the focused field, and any other key does nothing."""
     if code == KEYCODE_DPAD_CENTER:
-        _click_focused_field(device)
+        _click_focused_field(phone)
         return
-    if code == KEYCODE_ESCAPE:  # unhandled, ESCAPE falls back to BACK (Generic.kcm)
+    if code == KEYCODE_ESCAPE:
         code = keys.keycode("back")
     if keys.key_name(code) is not None:
         phone.press_key(code)
         return
     char = _CHARS.get(code)
     if char is not None and phone.focused_field() is not None:
-        phone.input_text(char.upper() if meta & META_SHIFT_ON else char)
+        phone.input_text(char.upper() if shift else char)
 
 
-def _click_focused_field(device: DeviceState) -> None:
+def _click_focused_field(phone: SimPhone) -> None:
     """DPAD_CENTER, a confirm key, clicks the focused view: on the sim only a text field takes the
     focus, and a click on it shows the keyboard again if it was hidden."""
-    phone = device.phone
     focus = phone.focused_field()
     view = None if focus is None else phone.snapshot().find(lambda v: v.kind == "field" and v.bind == focus)
     if view is not None and view.bounds.right > view.bounds.left and view.bounds.bottom > view.bounds.top:
