@@ -148,9 +148,10 @@ async def test_a_flow_through_the_tools_changes_the_phone(phone: SimPhone) -> No
     ("launch_app", {"package_name": "Nonexistent"}, "No app found with name containing 'Nonexistent'"),
     ("launch_app", {"package_name": "com.x", "id": "3"}, "call get_mobile_app_target_info first"),
     ("launch_app", {"package_name": "com.not.installed"}, "com.not.installed"),
-    ("wait", {"seconds": 61}, "between 0 and 60"),
+    ("wait", {"seconds": 61}, "between 0 and 60 seconds, not 61"),
     ("invalidate_cache", {"cache_type": "everything"}, "Invalid cache_type: everything"),
-    ("swipe", {"start_x": 1, "start_y": 1, "end_x": 2, "end_y": 2, "duration": 0}, "duration must be positive"),
+    ("swipe", {"start_x": 1, "start_y": 1, "end_x": 2, "end_y": 2, "duration": 0},
+     "duration must be positive (milliseconds), not 0"),
 ])
 async def test_expected_failures_are_failed_results(phone: SimPhone, tool: str, arguments: dict[str, Any],
                                                     error: str) -> None:

@@ -211,7 +211,8 @@ class ActionTools:
         or navigate with gestures."""
         action = f"swipe({start_x},{start_y})->({end_x},{end_y}) in {duration}ms"
         if duration <= 0:
-            return {"success": False, "action": action, "output": "", "error": "duration must be positive"}
+            return {"success": False, "action": action, "output": "",
+                    "error": f"duration must be positive (milliseconds), not {duration}"}
         try:
             async with self.state.acting():
                 await self.state.call("swipe", lambda: self.state.driver.swipe(start_x, start_y, end_x, end_y,
@@ -266,7 +267,8 @@ class ActionTools:
             description="How long to wait, in seconds (0-60; 0.5 is half a second)")] = 1.0) -> dict[str, Any]:
         """Wait for the screen to settle: an app loading, an animation, a page arriving."""
         if not 0 <= seconds <= MAX_WAIT_SECONDS:
-            return {"success": False, "error": f"Wait time must be between 0 and {MAX_WAIT_SECONDS:g} seconds"}
+            return {"success": False,
+                    "error": f"Wait time must be between 0 and {MAX_WAIT_SECONDS:g} seconds, not {seconds:g}"}
         await asyncio.sleep(seconds)  # the screen may change meanwhile: the cached one is dropped after it
         return {"success": True, "action": f"wait({seconds}s)", "message": f"Waited for {seconds} seconds"}
 
