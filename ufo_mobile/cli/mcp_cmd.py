@@ -72,7 +72,8 @@ def add_mcp_parser(sub: Any) -> None:
                      help="http: streamable HTTP, each group on its own port at /mcp (default, as UFO); "
                           "stdio: the chosen tools on standard input/output")
     mcp.add_argument("--host", default="127.0.0.1",
-                     help="address to listen on (http; default 127.0.0.1: this machine only). With "
+                     help="address to listen on (http; default 127.0.0.1: this machine only; localhost: both "
+                          "127.0.0.1 and ::1, as UFO's mcp.yaml names it). With "
                           f"${TOKEN_ENV} set, every request needs 'Authorization: Bearer <token>'")
     mcp.add_argument("--data-port", type=port_number, default=8020, metavar="PORT",
                      help="port of the data collection server (http; default 8020; 0 picks a free one)")
@@ -142,30 +143,36 @@ def _groups(server: str) -> tuple[str, ...]:
     return ("data", "action") if server == "both" else (server,)
 
 
-def _bind_all(args: argparse.Namespace, groups: tuple[str, ...]) -> dict[str, socket.socket]:
-    """The listening sockets of the HTTP servers, bound before the phone is touched."""
-    from ufo_mobile.host.mcp.server import bind
+def _bind_all(args: argparse.Namespace, groups: tuple[str, ...]) -> dict[str, list[socket.socket]]:
+    """The listening sockets of the HTTP servers, bound before the phone is touched (``localhost``:
+    on 127.0.0.1 and ::1)."""
+    from ufo_mobile.host.mcp.server import bind_host
 
     ports = {"data": args.data_port, "action": args.action_port}
     if len(groups) == 2 and ports["data"] == ports["action"] != 0:
         raise ConfigError(f"the data server already listens on {ports['data']}", key="--action-port")
     if not args.host.strip():
         raise ConfigError("the address is empty", key="--host")
-    sockets: dict[str, socket.socket] = {}
+    sockets: dict[str, list[socket.socket]] = {}
     try:
         for group in groups:
             try:
-                sockets[group] = bind(args.host, ports[group])
+                sockets[group] = bind_host(args.host, ports[group])
             except socket.gaierror as exc:
                 raise ConfigError(f"cannot resolve {printable(args.host, 80)!r}: {exc.strerror}", key="--host") from exc
             except OSError as exc:
                 raise ConfigError(f"cannot listen on {printable(args.host, 80)}:{ports[group]}: "
                                   f"{exc.strerror or exc}", key=f"--{group}-port") from exc
     except ConfigError:
-        for sock in sockets.values():
-            sock.close()
+        _close(sockets)
         raise
     return sockets
+
+
+def _close(sockets: dict[str, list[socket.socket]]) -> None:
+    for bound in sockets.values():
+        for sock in bound:
+            sock.close()
 
 
 def stderr_logger() -> Any:
@@ -213,7 +220,8 @@ def run_mcp(args: argparse.Namespace, out: TextIO) -> int:
                 err(f"mcp: serving the {' and '.join(groups)} tools of {label} on stdio")
                 return
             for group, url in listening.urls.items():
-                print(f"mcp {group} server ({NAMESPACES[group]}) listening on {url}", file=out, flush=True)
+                also = "".join(f" and {other}" for other in listening.also.get(group, []))
+                print(f"mcp {group} server ({NAMESPACES[group]}) listening on {url}{also}", file=out, flush=True)
             print(f"mcp: auth: {'bearer token from ' + TOKEN_ENV if token else 'off'}; sessions: "
                   f"{limits.per_client} per client address, {limits.total} in all, closed after "
                   f"{limits.idle_seconds:g} s idle", file=out, flush=True)
@@ -224,14 +232,13 @@ def run_mcp(args: argparse.Namespace, out: TextIO) -> int:
         except DeviceError as exc:
             raise ConfigError(f"cannot open {label}: {exc}", key=DEVICE_KEY) from exc
     finally:
-        for sock in sockets.values():
-            sock.close()
+        _close(sockets)
     err(f"mcp: stopped; {label} closed")
     return EXIT_OK
 
 
 async def _serve_until_signal(state: MobileServerState, groups: tuple[str, ...], transport: str,
-                              sockets: dict[str, socket.socket], ready: Callable[[Listening], None], *,
+                              sockets: dict[str, list[socket.socket]], ready: Callable[[Listening], None], *,
                               limits: SessionLimits, token: str | None) -> None:
     """Serve until Ctrl-C or SIGTERM asks to stop (then the phone is closed and this returns)."""
     from ufo_mobile.host.mcp.server import serve

@@ -13,11 +13,11 @@ from mcp import Client
 
 from tests.mcp_calls import call
 from ufo_mobile.core.device.sim import SimDriver
-from ufo_mobile.errors import DeviceTimeoutError
+from ufo_mobile.errors import DeviceTimeoutError, InvalidActionError
 from ufo_mobile.host.mcp.device import parse_answers, shell_script
 from ufo_mobile.host.mcp.server import build_server
 from ufo_mobile.host.mcp.state import CONTROLS_TTL, MobileServerState
-from ufo_mobile.host.mcp.tools import key_name
+from ufo_mobile.host.mcp.tools import pressed_key
 from ufo_mobile.sim.phone.simphone import SimPhone
 
 
@@ -190,4 +190,26 @@ def test_device_info_answers_parse_as_ufo_reports_them() -> None:
                                          ("KEYCODE_HOME", "home"), ("66", "enter"),
                                          ("keycode_app_switch", "app_switch")])
 def test_key_names(given: str, name: str) -> None:
-    assert key_name(given) == name
+    assert pressed_key(given) == name
+
+
+@pytest.mark.parametrize("given, code", [
+    ("KEYCODE_DPAD_CENTER", 23), ("DPAD_CENTER", 23), ("dpad_center", 23), ("KEYCODE_A", 29), ("A", 29), ("a", 29),
+    ("KEYCODE_NOTIFICATION", 83), ("PAGE_DOWN", 93), ("KEYCODE_ESCAPE", 111), ("WAKEUP", 224), ("23", 23),
+    ("KEYCODE_F24", 337), ("KEYCODE_3D_MODE", 206), ("KEYCODE_11", 227), ("11", 11)])  # digits are a code
+def test_every_android_key_is_pressed_by_its_code(given: str, code: int) -> None:
+    assert pressed_key(given) == code
+
+
+@pytest.mark.parametrize("given, nearest", [("KEYCODE_DPAD_CENTRE", "KEYCODE_DPAD_CENTER"),
+                                            ("notifications", "KEYCODE_NOTIFICATION"),
+                                            ("KEYCODE_VOLUME_UPP", "KEYCODE_VOLUME_UP")])
+def test_an_unknown_key_is_refused_naming_the_nearest(given: str, nearest: str) -> None:
+    with pytest.raises(InvalidActionError, match=f"unknown key '{given}'.*the nearest is {nearest} "):
+        pressed_key(given)
+
+
+@pytest.mark.parametrize("given", ["KEYCODE_UNKNOWN", "0", "338", "xyzzy", "KEYCODE_", ""])
+def test_what_is_no_key_is_refused(given: str) -> None:
+    with pytest.raises(InvalidActionError):
+        pressed_key(given)

@@ -148,9 +148,10 @@ async def test_a_flow_through_the_tools_changes_the_phone(phone: SimPhone) -> No
     ("launch_app", {"package_name": "Nonexistent"}, "No app found with name containing 'Nonexistent'"),
     ("launch_app", {"package_name": "com.x", "id": "3"}, "call get_mobile_app_target_info first"),
     ("launch_app", {"package_name": "com.not.installed"}, "com.not.installed"),
-    ("wait", {"seconds": 61}, "between 0 and 60"),
+    ("wait", {"seconds": 61}, "between 0 and 60 seconds, not 61"),
     ("invalidate_cache", {"cache_type": "everything"}, "Invalid cache_type: everything"),
-    ("swipe", {"start_x": 1, "start_y": 1, "end_x": 2, "end_y": 2, "duration": 0}, "duration must be positive"),
+    ("swipe", {"start_x": 1, "start_y": 1, "end_x": 2, "end_y": 2, "duration": 0},
+     "duration must be positive (milliseconds), not 0"),
 ])
 async def test_expected_failures_are_failed_results(phone: SimPhone, tool: str, arguments: dict[str, Any],
                                                     error: str) -> None:
@@ -181,3 +182,19 @@ async def test_bad_argument_types_are_tool_errors(phone: SimPhone) -> None:
     async with connect(phone) as client:
         result = await client.call_tool("tap", {"x": "left", "y": 3})
         assert result.is_error
+
+
+async def test_press_key_takes_any_android_key_on_the_built_in_phone(phone: SimPhone) -> None:
+    async with connect(phone) as client:
+        await call(client, "launch_app", package_name="notes")
+        controls = await call(client, "get_app_window_controls_target_info")
+        await call(client, "click_control", control_id=id_of(controls, "New note"), control_name="New note")
+        field = next(c for c in await call(client, "get_app_window_controls_target_info") if c["type"] == "EditText")
+        await call(client, "click_control", control_id=field["id"], control_name=field["name"])
+        for key in ("KEYCODE_A", "b", "KEYCODE_DPAD_CENTER", "KEYCODE_NOTIFICATION", "KEYCODE_WAKEUP", "31"):
+            pressed = await call(client, "press_key", key_code=key)
+            assert pressed == {"success": True, "action": f"press_key({key})", "output": "", "error": ""}
+        assert phone.state("com.example.notes")["title"] == "abc"
+        editing = phone.current_app()
+        assert (await call(client, "press_key", key_code="KEYCODE_ESCAPE"))["success"] is True  # BACK
+        assert phone.current_app() != editing and phone.current_app().package == "com.example.notes"

@@ -42,17 +42,51 @@ U2_KEYBOARD = "com.github.uiautomator/.AdbKeyboard"
 KEYCOMBINATION_SDK = 30  # Android 11 added ``input keycombination``
 CLEAR_KEYS = 64          # DELs after MOVE_END when the field's length is unknown
 READ_BACK_ATTEMPTS = 3   # dumps tried to read a field back (each may be refused on a real phone)
-_PLAIN_TEXT = re.compile(r"[\x20-\x7e]*")
 _RESULT = re.compile(r"Broadcast completed: result=(-?\d+)(?:, data=\"([^\"]*)\")?")
 _CUR_METHOD = re.compile(r"\bmCurMethodId=(\S+)")
-NO_INPUT_METHOD = ("this text needs an input method that takes text over adb to be typed exactly (`input text` "
-                   "types printable ASCII only): install the ADB Keyboard (com.android.adbkeyboard) on the phone, "
-                   "or use device.kind: u2, which brings uiautomator2's own")
+NO_INPUT_METHOD = ("to type it exactly, install the ADB Keyboard (com.android.adbkeyboard) on the phone, "
+                   "or use device.kind: u2, which brings uiautomator2's own input method")
+_KINDS = {"\n": "a line break", "\t": "a tab"}
+
+
+def first_untypeable(text: str) -> tuple[int, str] | None:
+    """The first piece of ``text`` that ``input text`` cannot type as it is, with its position
+    (1-based): the sequence ``%s`` (Android's escape for a space), or a character outside printable
+    ASCII (its virtual keyboard has no key for it); None when it types all of ``text`` exactly."""
+    for index, char in enumerate(text):
+        if text.startswith("%s", index):
+            return index + 1, "%s"
+        if not " " <= char <= "~":
+            return index + 1, char
+    return None
 
 
 def typeable_with_input_text(text: str) -> bool:
     """True when ``input text`` reproduces ``text`` exactly."""
-    return bool(_PLAIN_TEXT.fullmatch(text)) and "%s" not in text
+    return first_untypeable(text) is None
+
+
+def input_text_refusal(position: int, piece: str) -> str:
+    """Why adb's ``input text`` cannot type ``piece``, found at character ``position``; the piece
+    itself is named only when it is ``%s`` (the text may be a secret)."""
+    if piece == "%s":
+        return (f"the text has '%s' at character {position}: adb's `input text` types '%s' as a space "
+                "(its escape for one), so it cannot type those two characters")
+    kind = _KINDS.get(piece) or ("a control character" if piece.isascii() else "a character outside ASCII")
+    return (f"character {position} of the text is {kind}: adb's `input text` types printable ASCII only "
+            "(space to '~'), and it has no key for this one")
+
+
+class UntypeableTextError(DeviceCommandError):
+    """The text needs an input method that takes text over adb, and the phone has none. ``piece`` is
+    what ``input text`` refused (``first_untypeable``) and ``position`` where; the message names the
+    position and why, never the text (it may be a secret)."""
+
+    def __init__(self, text: str, *, serial: str = "?") -> None:
+        found = first_untypeable(text)
+        self.position, self.piece = found if found is not None else (0, "")
+        why = input_text_refusal(*found) if found is not None else "uiautomator2's input method is not installed"
+        super().__init__(f"{why}; {NO_INPUT_METHOD}", serial=serial)
 
 
 def parse_broadcast(output: str) -> tuple[int | None, str | None]:
@@ -87,7 +121,7 @@ class AdbTextMixin(AdbBase):
         elif ADB_KEYBOARD in imes:
             await self._type_with_adb_keyboard(text)
         else:
-            raise DeviceCommandError(NO_INPUT_METHOD, serial=self.serial)
+            raise UntypeableTextError(text, serial=self.serial)
 
     # --- input methods ---------------------------------------------------------------------
 
@@ -138,7 +172,7 @@ class AdbTextMixin(AdbBase):
         """Type ``text`` through uiautomator2's input method (installed first when ``install``)."""
         if U2_KEYBOARD not in await self._installed_imes():
             if not install:
-                raise DeviceCommandError(NO_INPUT_METHOD, serial=self.serial)
+                raise UntypeableTextError(text, serial=self.serial)
             await self.install_u2_keyboard()
         command = f"am broadcast -a ADB_KEYBOARD_INPUT_TEXT --es text {base64.b64encode(text.encode()).decode()}"
 

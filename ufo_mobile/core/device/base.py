@@ -13,37 +13,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
-# Android key names accepted by ``press_key`` (case-insensitive), mapped to KEYCODE numbers
-# (AOSP ``android.view.KeyEvent``).
-KEYCODES: dict[str, int] = {
-    "home": 3,
-    "back": 4,
-    "call": 5,
-    "endcall": 6,
-    "volume_up": 24,
-    "volume_down": 25,
-    "power": 26,
-    "camera": 27,
-    "tab": 61,
-    "space": 62,
-    "enter": 66,
-    "del": 67,
-    "search": 84,
-    "menu": 82,
-    "dpad_up": 19,
-    "dpad_down": 20,
-    "dpad_left": 21,
-    "dpad_right": 22,
-    "app_switch": 187,
-    "forward_del": 112,
-    "move_end": 123,
-    "select_all": 257,  # not a real keycode; drivers translate it (ctrl+a)
-}
+from ufo_mobile.core import keycodes
 
-#: The highest key code AOSP's ``KeyEvent`` defines (``KEYCODE_F24``, Android 16); 0 is ``KEYCODE_UNKNOWN``.
-MAX_KEYCODE = 337
+_NAMED_KEYS = ("home", "back", "call", "endcall", "volume_up", "volume_down", "power", "camera", "tab", "space",
+               "enter", "del", "search", "menu", "dpad_up", "dpad_down", "dpad_left", "dpad_right", "app_switch",
+               "forward_del", "move_end")
 
-# Our names by key code; ``select_all`` has no code of its own (257 is another key on a phone).
+KEYCODES: dict[str, int] = {name: keycodes.code(f"KEYCODE_{name}") for name in _NAMED_KEYS}
+"""Our names of the keys the agent is offered, with their codes from ``core.keycodes``, and
+``select_all``, which is no Android key (257 is another key on a phone): drivers press CTRL+A."""
+KEYCODES["select_all"] = 257
+
+MAX_KEYCODE = keycodes.LAST_KEYCODE
+"""The highest key code AOSP's ``KeyEvent`` defines (``KEYCODE_F24``); 0 is ``KEYCODE_UNKNOWN``, no key."""
+
+# Our names by key code; ``select_all`` has no code of its own.
 _NAMES_BY_CODE: dict[int, str] = {code: name for name, code in KEYCODES.items() if name != "select_all"}
 
 
@@ -56,44 +40,57 @@ class Key:
 
     @property
     def label(self) -> str:
-        """``back``, or ``keycode 285`` for a key we have no name for."""
-        return self.name if self.name is not None else f"keycode {self.code}"
+        """``back``, or Android's name (``KEYCODE_DPAD_CENTER``) for a key we have no name of our own for."""
+        return self.name if self.name is not None else keycodes.name_of(self.code)
 
 
 def resolve_key(key: str | int) -> Key:
-    """The key ``key`` means: a name (``back``, ``KEYCODE_BACK``, ``Back``) or an Android key code
-    (``4``, ``"4"``: seed 002's ``press_key(keycode: int)``). A code we have a name for gets the
-    name; any other code of AOSP's ``KeyEvent`` (1 to ``MAX_KEYCODE``) is kept as a bare code, which
-    the drivers that talk to a real phone send as it is (``input keyevent 285``).
+    """The key ``key`` means: one of our names (``back``, ``select_all``), any ``KEYCODE_*`` name of
+    AOSP's ``KeyEvent`` with or without the prefix, in any case (``KEYCODE_DPAD_CENTER``,
+    ``dpad_center``, ``KEYCODE_A``, ``a``), or a key code (``4``, ``"4"``; digits are always a code,
+    as on Android). A key we have a name for gets the name; any other is kept by its code, which the
+    drivers that talk to a real phone send as it is (``input keyevent 23``).
 
     Raises:
-        ValueError: an unknown name, or a number that is no Android key code.
+        ValueError: an unknown name (naming the nearest known one), or a number that is no key code.
     """
     if isinstance(key, bool) or not isinstance(key, int | str):
         raise ValueError(f"a key is a name or an Android key code, not {key!r}")
-    text = key.strip() if isinstance(key, str) else ""
-    if isinstance(key, int) or text.isdigit():
+    text = key.strip() if isinstance(key, str) else str(key)
+    if isinstance(key, int) or (text.isascii() and text.isdigit()):
         code = int(key)
         if not 1 <= code <= MAX_KEYCODE:
             raise ValueError(f"unknown key code {code}: Android's key codes run from 1 to {MAX_KEYCODE} "
                              "(KEYCODE_BACK is 4, KEYCODE_HOME 3, KEYCODE_ENTER 66)")
         return Key(_NAMES_BY_CODE.get(code), code)
     name = text.lower().removeprefix("keycode_")
-    if name not in KEYCODES:
-        raise ValueError(f"unknown key {key!r}; known keys: {', '.join(sorted(KEYCODES))}, or an Android "
-                         "key code (a number)")
-    return Key(name, KEYCODES[name])
+    if name in KEYCODES:
+        return Key(name, KEYCODES[name])
+    found = keycodes.code_of(text)
+    if not found:  # None, or KEYCODE_UNKNOWN
+        raise ValueError(_unknown_key(key))
+    return Key(None, found)
+
+
+def _unknown_key(key: str | int) -> str:
+    if str(key).strip().upper().removeprefix("KEYCODE_") == "UNKNOWN":
+        return "KEYCODE_UNKNOWN (0) is no key to press"
+    close = keycodes.nearest(str(key))
+    hint = f"; the nearest is {close}" if close else ""
+    return (f"unknown key {key!r}: not a KEYCODE_* name of Android's KeyEvent{hint} "
+            "(a name may also be given without KEYCODE_, or as its number)")
 
 
 def normalize_key(key: str | int) -> str:
     """Return the canonical lower-case key name, accepting ``KEYCODE_BACK``, ``Back`` and the code ``4``.
 
     Raises:
-        ValueError: an unknown key, or a key code we have no name for (``resolve_key`` keeps those).
+        ValueError: an unknown key, or a key we have no name for (``resolve_key`` keeps those by code).
     """
     resolved = resolve_key(key)
     if resolved.name is None:
-        raise ValueError(f"no name for Android key code {resolved.code}; known keys: {', '.join(sorted(KEYCODES))}")
+        raise ValueError(f"no name for Android key code {resolved.code} ({resolved.label}); known keys: "
+                         f"{', '.join(sorted(KEYCODES))}")
     return resolved.name
 
 

@@ -18,9 +18,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver, normalize_key
+from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver, resolve_key
 from ufo_mobile.core.device.blocking import DaemonWorkers, run_in_daemon_thread
 from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError
+from ufo_mobile.sim.android.commands.input import press_key_alone
 from ufo_mobile.sim.phone.simphone import SimPhone
 
 T = TypeVar("T")
@@ -94,14 +95,18 @@ class SimDriver(DeviceDriver):
         await self._off_loop(self.phone.input_text, text, clear)
 
     async def press_key(self, key: str | int) -> None:
-        """A key name or its Android key code; the simulated phone has only the keys we name."""
+        """Any key of Android's ``KeyEvent`` (``resolve_key``): our named keys act as the simulated
+        phone defines them, the others as its emulated Android's ``input keyevent`` presses them
+        (a letter types into the focused field; a key the phone has nothing for does nothing)."""
         await self._call()
         try:
-            name = normalize_key(key)
+            resolved = resolve_key(key)
         except ValueError as exc:
-            raise DeviceCommandError(f"{exc} (the simulated phone has only the named keys)",
-                                     serial=self.serial) from exc
-        await self._off_loop(self.phone.press_key, name)
+            raise DeviceCommandError(str(exc), serial=self.serial) from exc
+        if resolved.name is not None:
+            await self._off_loop(self.phone.press_key, resolved.name)
+        else:
+            await self._off_loop(press_key_alone, self.phone, resolved.code)
 
     # -- apps ----------------------------------------------------------------------------------
 

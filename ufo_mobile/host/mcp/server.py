@@ -12,14 +12,16 @@ shared ``MobileServerState``. ``serve`` runs them until a stop request:
 - ``stdio``: every tool of the chosen groups on one stdio connection; it ends when the client
   closes standard input. Nothing but protocol is written to standard output.
 
-The listening sockets are bound by the caller (``bind``), so a port in use is found before the
-phone is touched; ``serve`` closes the phone when it ends, however it ends.
+The listening sockets are bound by the caller (``bind``, or ``bind_host``, which for ``localhost``
+listens on both 127.0.0.1 and ::1), so a port in use is found before the phone is touched;
+``serve`` closes the phone when it ends, however it ends.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import socket
 import stat
@@ -105,6 +107,52 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+LOCALHOST = "localhost"
+_BIND_TRIES = 20  # for port 0: how often a free IPv4 port is tried until ::1 has it free too
+
+
+def bind_host(host: str, port: int) -> list[socket.socket]:
+    """The listening sockets for ``host:port``: one, or for ``localhost`` one on 127.0.0.1 and one on
+    ::1 with the same port (a client may resolve ``localhost`` to either first: UFO's
+    ``config/ufo/mcp.yaml`` says ``localhost``). ::1 is left out where the machine has no IPv6
+    loopback. Raises ``OSError``; nothing stays bound when it does."""
+    if host.strip().lower() != LOCALHOST:
+        return [bind(host, port)]
+    for _ in range(_BIND_TRIES if port == 0 else 1):
+        first = bind("127.0.0.1", port)
+        try:
+            second = _bind_ipv6_loopback(first.getsockname()[1])
+        except OSError as exc:
+            first.close()
+            if port == 0 and exc.errno == errno.EADDRINUSE:
+                continue  # ::1 has that port taken: another free port
+            raise OSError(exc.errno, f"[::1]:{port}: {exc.strerror or exc}") from exc
+        return [first] if second is None else [first, second]
+    raise OSError(errno.EADDRINUSE, "no port free on both 127.0.0.1 and ::1")
+
+
+def _bind_ipv6_loopback(port: int) -> socket.socket | None:
+    """A socket listening on [::1]:``port`` (IPv6 only), or None where there is no IPv6 loopback."""
+    if not socket.has_ipv6:
+        return None
+    try:
+        sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    except OSError:
+        return None
+    try:
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("::1", port))
+        sock.listen(128)
+        sock.setblocking(False)
+    except OSError as exc:
+        sock.close()
+        if exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
+            return None
+        raise
+    return sock
+
+
 def url_of(sock: socket.socket) -> str:
     host, port = sock.getsockname()[:2]
     return f"http://{f'[{host}]' if ':' in host else host}:{port}{PATH}"
@@ -131,6 +179,8 @@ class Listening:
     servers: dict[str, MCPServer] = field(default_factory=dict)
     apps: dict[str, Starlette] = field(default_factory=dict)
     sessions: dict[str, SessionBook] = field(default_factory=dict)
+    also: dict[str, list[str]] = field(default_factory=dict)
+    """Each group's other URLs, on the same port (``localhost``: ``http://[::1]:PORT/mcp``)."""
 
 
 class _Uvicorn(uvicorn.Server):
@@ -141,18 +191,30 @@ class _Uvicorn(uvicorn.Server):
         yield
 
 
-async def serve_http(state: MobileServerState, sockets: Mapping[str, socket.socket], *, stop: asyncio.Event,
+Bound = socket.socket | Sequence[socket.socket]
+"""What a group listens on: one socket, or several with one port (``localhost``: 127.0.0.1 and ::1)."""
+
+
+def socket_list(bound: Bound) -> list[socket.socket]:
+    """``bound`` as a list of sockets."""
+    return [bound] if isinstance(bound, socket.socket) else list(bound)
+
+
+async def serve_http(state: MobileServerState, sockets: Mapping[str, Bound], *, stop: asyncio.Event,
                      ready: Callable[[Listening], None] | None = None, grace: int = SHUTDOWN_GRACE,
                      limits: SessionLimits | None = None, token: str | None = None,
                      log: Callable[[str], None] | None = None) -> None:
-    """Serve each group's tools on its socket (``{group: socket}``) until ``stop`` is set, sessions
-    within ``limits``, every request needing ``token`` when one is given. ``log`` hears refusals."""
-    host = sockets[next(iter(sockets))].getsockname()[0]
+    """Serve each group's tools on its sockets (``{group: socket or sockets}``) until ``stop`` is set,
+    sessions within ``limits``, every request needing ``token`` when one is given. ``log`` hears
+    refusals. A group's URL is that of its first socket; ``Listening.also`` has the others."""
+    bound = {group: socket_list(sockets[group]) for group in sockets}
+    host = bound[next(iter(bound))][0].getsockname()[0]
     limits = limits or SessionLimits()
     servers: dict[str, _Uvicorn] = {}
     listening = Listening()
-    for group in sockets:
-        url = url_of(sockets[group])
+    for group in bound:
+        url = url_of(bound[group][0])
+        listening.also[group] = [url_of(sock) for sock in bound[group][1:]]
         mcp = build_server(state, [group], token=token, url=url.removesuffix(PATH))
         app, book = http_app(mcp, host=host, limits=limits, authenticated=token is not None, log=log)
         listening.urls[group], listening.servers[group] = url, mcp
@@ -160,7 +222,7 @@ async def serve_http(state: MobileServerState, sockets: Mapping[str, socket.sock
         config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False, lifespan="on",
                                 timeout_graceful_shutdown=grace)
         servers[group] = _Uvicorn(config)
-    tasks = [asyncio.create_task(servers[g].serve(sockets=[sockets[g]]), name=f"mcp-{g}") for g in servers]
+    tasks = [asyncio.create_task(servers[g].serve(sockets=bound[g]), name=f"mcp-{g}") for g in servers]
     stopping = asyncio.create_task(stop.wait())
     try:
         while not all(server.started for server in servers.values()):
@@ -268,7 +330,7 @@ def only_error(error: BaseException) -> BaseException:
 
 
 async def serve(state: MobileServerState, groups: Sequence[str], transport: Literal["stdio", "http"], *,
-                sockets: Mapping[str, socket.socket] | None = None, stop: asyncio.Event | None = None,
+                sockets: Mapping[str, Bound] | None = None, stop: asyncio.Event | None = None,
                 ready: Callable[[Listening], None] | None = None, limits: SessionLimits | None = None,
                 token: str | None = None, log: Callable[[str], None] | None = None) -> None:
     """Open the phone, serve until ``stop`` is set (or the stdio client leaves), close the phone.

@@ -20,10 +20,13 @@ as UFO's are. Where ours deliberately differ:
 - App names are the labels users see (UFO repeated the package); ``type`` is the package, as in UFO.
   ``include_system_apps=False`` lists the launchable apps (what a home screen shows; UFO listed
   ``pm list packages -3``, which leaves out Settings, Chrome and the other preinstalled apps).
-- ``press_key`` takes our key names (``KEYCODE_BACK``, ``BACK``, ``back``, or the number ``4``),
-  not every Android key code.
+- ``press_key`` takes every key of Android's ``KeyEvent`` (``core.keycodes``) by name, short name in
+  any case, or number, and refuses an unknown name before the phone sees it, naming the nearest
+  (UFO passed the text to ``input keyevent``, which presses nothing for a name it does not know).
 - Typed text goes through the driver's ``input_text`` (quoted, any characters; UFO escaped only
-  spaces and ``&``), and ``clear_current_text`` clears the whole field.
+  spaces and ``&``), and ``clear_current_text`` clears the whole field. Text that adb's ``input text``
+  cannot type exactly on a phone with no input method for it is refused, naming the piece
+  (``'%s'``, or the character and its code point), where it is, and why.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 
-from ufo_mobile.core.device.base import KEYCODES, AppInfo, normalize_key
+from ufo_mobile.core.device.adb_text import UntypeableTextError
+from ufo_mobile.core.device.base import AppInfo, resolve_key
 from ufo_mobile.errors import ActionError, DeviceError, InvalidActionError, UIParseError
 from ufo_mobile.host.mcp.state import MobileServerState, TargetInfo, control_target
 from ufo_mobile.safe_text import printable
@@ -67,21 +71,28 @@ def fastmcp_compatible(tool: Tool) -> Tool:
     return tool
 
 
-def key_name(key_code: str) -> str:
-    """Our name of an Android key: ``KEYCODE_BACK``, ``back`` and ``4`` are all ``back``.
+def typing_error(exc: BaseException) -> str:
+    """``reason(exc)``, and when adb's ``input text`` refused a piece of the text, that piece first:
+    the caller's own text, which ``action`` repeats anyway (the driver's message names only where)."""
+    if isinstance(exc, UntypeableTextError) and exc.piece:
+        shown = "'%s'" if exc.piece == "%s" else f"{exc.piece!r} (U+{ord(exc.piece):04X})"
+        return printable(f"[{exc.serial}] {shown} cannot be typed: {exc.detail}", 600)
+    return reason(exc)
+
+
+def pressed_key(key_code: str) -> str | int:
+    """What the driver is asked to press for ``key_code``: our name of the key (``back`` for
+    ``KEYCODE_BACK``, ``back`` or ``4``) or, for every other key of Android's ``KeyEvent``, its code
+    (23 for ``KEYCODE_DPAD_CENTER`` or ``dpad_center``); see ``core.device.base.resolve_key``.
 
     Raises:
-        InvalidActionError: a key the drivers do not know.
+        InvalidActionError: no Android key by that name (the message names the nearest) or number.
     """
-    text = key_code.strip()
-    if text.isdigit():
-        names = [name for name, code in KEYCODES.items() if code == int(text) and name != "select_all"]
-        if names:
-            return names[0]
     try:
-        return normalize_key(text)
+        key = resolve_key(key_code)
     except ValueError as exc:
         raise InvalidActionError(str(exc)) from None
+    return key.name if key.name is not None else key.code
 
 
 def data_tools(state: MobileServerState) -> list[Tool]:
@@ -200,7 +211,8 @@ class ActionTools:
         or navigate with gestures."""
         action = f"swipe({start_x},{start_y})->({end_x},{end_y}) in {duration}ms"
         if duration <= 0:
-            return {"success": False, "action": action, "output": "", "error": "duration must be positive"}
+            return {"success": False, "action": action, "output": "",
+                    "error": f"duration must be positive (milliseconds), not {duration}"}
         try:
             async with self.state.acting():
                 await self.state.call("swipe", lambda: self.state.driver.swipe(start_x, start_y, end_x, end_y,
@@ -235,14 +247,18 @@ class ActionTools:
         return result
 
     async def press_key(self, key_code: Annotated[str, Field(
-            description="The key: KEYCODE_BACK, KEYCODE_HOME, KEYCODE_ENTER, KEYCODE_DEL, KEYCODE_APP_SWITCH, "
-                        "KEYCODE_SEARCH, KEYCODE_MENU, KEYCODE_TAB, volume and D-pad keys")]) -> dict[str, Any]:
-        """Press a hardware or navigation key, e.g. KEYCODE_BACK to go back, KEYCODE_HOME for the home screen."""
+            description="Any key of Android's KeyEvent: its KEYCODE_* name (KEYCODE_BACK, KEYCODE_HOME, "
+                        "KEYCODE_ENTER, KEYCODE_DEL, KEYCODE_DPAD_CENTER, KEYCODE_A, ...), the name without "
+                        "KEYCODE_ in any case (BACK, dpad_center), or its number (4 is KEYCODE_BACK)")],
+                        ) -> Annotated[dict[str, Any], Field(
+            description="'success' (bool), 'action' (str), 'output' (str) and 'error' (str)")]:
+        """Press a key, as `adb shell input keyevent` does: KEYCODE_BACK to go back, KEYCODE_HOME for
+        the home screen, KEYCODE_DPAD_CENTER to press the focused control, KEYCODE_A to type 'a'."""
         action = f"press_key({key_code})"
         try:
-            name = key_name(key_code)
+            key = pressed_key(key_code)
             async with self.state.acting():
-                await self.state.call("press key", lambda: self.state.driver.press_key(name))
+                await self.state.call("press key", lambda: self.state.driver.press_key(key))
         except EXPECTED as exc:
             return {"success": False, "action": action, "output": "", "error": reason(exc)}
         return {"success": True, "action": action, "output": "", "error": ""}
@@ -251,7 +267,8 @@ class ActionTools:
             description="How long to wait, in seconds (0-60; 0.5 is half a second)")] = 1.0) -> dict[str, Any]:
         """Wait for the screen to settle: an app loading, an animation, a page arriving."""
         if not 0 <= seconds <= MAX_WAIT_SECONDS:
-            return {"success": False, "error": f"Wait time must be between 0 and {MAX_WAIT_SECONDS:g} seconds"}
+            return {"success": False,
+                    "error": f"Wait time must be between 0 and {MAX_WAIT_SECONDS:g} seconds, not {seconds:g}"}
         await asyncio.sleep(seconds)  # the screen may change meanwhile: the cached one is dropped after it
         return {"success": True, "action": f"wait({seconds}s)", "message": f"Waited for {seconds} seconds"}
 
@@ -314,7 +331,7 @@ class ActionTools:
                 messages.append(f"Clicked control '{target.name}' at ({x}, {y})")
                 await self.state.call("type text", lambda: self.state.driver.input_text(text, clear=clear_current_text))
         except EXPECTED as exc:
-            return {"success": False, "action": action, "message": " | ".join(messages), "error": reason(exc)}
+            return {"success": False, "action": action, "message": " | ".join(messages), "error": typing_error(exc)}
         if clear_current_text:
             messages.append("Cleared existing text")
         messages.append(f"Typed text: {text!r}")

@@ -5,6 +5,13 @@ uiautomator2 server (key codes, typing, touch gestures).
 becomes a space, and characters the virtual keyboard map has no key for (anything outside printable
 ASCII, such as emoji or Chinese) make the command fail without typing anything.
 
+``input keyevent`` takes every key of Android's ``KeyEvent`` by name, short name or number
+(``core.keycodes``, read as ``KeyEvent.keyCodeFromString`` reads them, case aside) and fails on
+anything else. Keys do what they do on a phone where the sim has the thing they act on: HOME, BACK,
+ENTER, DEL and SPACE; character keys type into the focused field; DPAD_CENTER clicks the focused
+field; ESCAPE falls back to BACK. The rest (NOTIFICATION, WAKEUP, media keys, ...) are taken and do
+nothing visible: the sim has no shade and no screen to wake.
+
 Device profiles: ``keycombination`` is an InputShellCommand addition (Android 11+), unknown before;
 MIUI (``inject_guard``) refuses injected input with a SecurityException until "USB debugging
 (Security settings)" is on (openatx/uiautomator2#520, openatx/android-uiautomator-server#2).
@@ -15,26 +22,12 @@ from __future__ import annotations
 import asyncio
 import time
 
+from ufo_mobile.core import keycodes
 from ufo_mobile.sim.android.devstate import DeviceState, Touch
 from ufo_mobile.sim.android.shio import Command, Ctx
 from ufo_mobile.sim.phone import keys
+from ufo_mobile.sim.phone.simphone import SimPhone
 
-_NAMED = (
-    "UNKNOWN=0 SOFT_LEFT=1 SOFT_RIGHT=2 HOME=3 BACK=4 CALL=5 ENDCALL=6 STAR=17 POUND=18 DPAD_UP=19 "
-    "DPAD_DOWN=20 DPAD_LEFT=21 DPAD_RIGHT=22 DPAD_CENTER=23 VOLUME_UP=24 VOLUME_DOWN=25 POWER=26 CAMERA=27 "
-    "CLEAR=28 COMMA=55 PERIOD=56 ALT_LEFT=57 ALT_RIGHT=58 SHIFT_LEFT=59 SHIFT_RIGHT=60 TAB=61 SPACE=62 SYM=63 "
-    "EXPLORER=64 ENVELOPE=65 ENTER=66 DEL=67 GRAVE=68 MINUS=69 EQUALS=70 LEFT_BRACKET=71 RIGHT_BRACKET=72 "
-    "BACKSLASH=73 SEMICOLON=74 APOSTROPHE=75 SLASH=76 AT=77 NUM=78 HEADSETHOOK=79 FOCUS=80 PLUS=81 MENU=82 "
-    "NOTIFICATION=83 SEARCH=84 MEDIA_PLAY_PAUSE=85 MEDIA_STOP=86 MEDIA_NEXT=87 MEDIA_PREVIOUS=88 "
-    "MEDIA_REWIND=89 MEDIA_FAST_FORWARD=90 MUTE=91 PAGE_UP=92 PAGE_DOWN=93 ESCAPE=111 FORWARD_DEL=112 "
-    "CTRL_LEFT=113 CTRL_RIGHT=114 CAPS_LOCK=115 MOVE_HOME=122 MOVE_END=123 INSERT=124 MEDIA_PLAY=126 "
-    "MEDIA_PAUSE=127 VOLUME_MUTE=164 APP_SWITCH=187 SETTINGS=176 BRIGHTNESS_DOWN=220 BRIGHTNESS_UP=221 "
-    "SLEEP=223 WAKEUP=224 ASSIST=219 VOICE_ASSIST=231 ALL_APPS=284 CUT=277 COPY=278 PASTE=279"
-)
-KEYCODES: dict[str, int] = {name: int(code) for name, _, code in (item.partition("=") for item in _NAMED.split())}
-KEYCODES.update({chr(ord("A") + i): 29 + i for i in range(26)})
-KEYCODES.update({str(i): 7 + i for i in range(10)})
-MAX_KEYCODE = 316
 _CHARS = {55: ",", 56: ".", 68: "`", 69: "-", 70: "=", 71: "[", 72: "]", 73: "\\", 74: ";", 75: "'",
           76: "/", 77: "@", 81: "+", 17: "*", 18: "#"}
 _CHARS.update({29 + i: chr(ord("a") + i) for i in range(26)})
@@ -43,9 +36,11 @@ _SOURCES = {"keyboard", "mouse", "joystick", "touchnavigation", "touchpad", "tra
             "gesture", "touchscreen", "gamepad", "rotaryencoder"}
 META_SHIFT_ON = 1
 META_CTRL_ON = 0x1000
-KEYCODE_A = 29
-KEYCODE_V = 50
-KEYCODE_DEL = 67
+KEYCODE_A = keycodes.code("KEYCODE_A")
+KEYCODE_V = keycodes.code("KEYCODE_V")
+KEYCODE_DEL = keycodes.code("KEYCODE_DEL")
+KEYCODE_DPAD_CENTER = keycodes.code("KEYCODE_DPAD_CENTER")
+KEYCODE_ESCAPE = keycodes.code("KEYCODE_ESCAPE")
 _CTRL_KEYS = (113, 114)  # CTRL_LEFT, CTRL_RIGHT
 INJECT_DENIED = "java.lang.SecurityException: Injecting to another application requires INJECT_EVENTS permission"
 _INJECTING = {"tap": ("injectMotionEvent", "sendTap"), "swipe": ("injectMotionEvent", "sendSwipe"),
@@ -61,15 +56,13 @@ class InputUsageError(Exception):
 
 
 def keycode_of(text: str) -> int | None:
-    """``KEYCODE_BACK``, ``BACK``, ``back`` or ``4`` as a key code; None if Android has no such key."""
-    if text.isdigit():
-        code = int(text)
-        return code if code <= MAX_KEYCODE else None
-    name = text.upper().removeprefix("KEYCODE_")
-    if name in KEYCODES:
-        return KEYCODES[name]
-    sim_name = keys.key_name(name.lower())
-    return keys.keycode(sim_name) if sim_name is not None else None
+    """Any key of Android's ``KeyEvent`` as ``keyCodeFromString`` reads it: ``KEYCODE_DPAD_CENTER``,
+    ``DPAD_CENTER`` or ``23`` (``core.keycodes``; case is not checked here), or the simulator's own
+    ``select_all``; None if Android has no such key."""
+    code = keycodes.code_of(text)
+    if code is None and keys.key_name(text) == "select_all":
+        return keys.keycode("select_all")
+    return code
 
 
 def press_keycode(device: DeviceState, code: int, meta: int = 0) -> None:
@@ -88,12 +81,33 @@ def press_keycode(device: DeviceState, code: int, meta: int = 0) -> None:
         elif code == KEYCODE_DEL and phone.selecting():
             phone.press_key("del")
         return
+    press_key_alone(phone, code, shift=bool(meta & META_SHIFT_ON))
+
+
+def press_key_alone(phone: SimPhone, code: int, *, shift: bool = False) -> None:
+    """What pressing key ``code`` (no modifier but SHIFT) does on the simulated phone: DPAD_CENTER
+    clicks the focused field, ESCAPE falls back to BACK (Generic.kcm), the phone's own keys act,
+    character keys type into the focused field, and any other key does nothing."""
+    if code == KEYCODE_DPAD_CENTER:
+        _click_focused_field(phone)
+        return
+    if code == KEYCODE_ESCAPE:
+        code = keys.keycode("back")
     if keys.key_name(code) is not None:
         phone.press_key(code)
         return
     char = _CHARS.get(code)
     if char is not None and phone.focused_field() is not None:
-        phone.input_text(char.upper() if meta & META_SHIFT_ON else char)
+        phone.input_text(char.upper() if shift else char)
+
+
+def _click_focused_field(phone: SimPhone) -> None:
+    """DPAD_CENTER, a confirm key, clicks the focused view: on the sim only a text field takes the
+    focus, and a click on it shows the keyboard again if it was hidden."""
+    focus = phone.focused_field()
+    view = None if focus is None else phone.snapshot().find(lambda v: v.kind == "field" and v.bind == focus)
+    if view is not None and view.bounds.right > view.bounds.left and view.bounds.bottom > view.bounds.top:
+        phone.tap(*view.bounds.center)
 
 
 def type_text(device: DeviceState, text: str, *, clear: bool = False) -> bool:
