@@ -27,8 +27,9 @@ async def test_every_key_name_and_number_is_accepted() -> None:
     assert (await run(device, f"input keyevent {short}"))[0] == 0
 
 
-@pytest.mark.parametrize("key", ["KEYCODE_DPAD_CENTRE", "KEYCODE_F25", "338", "NOPE"])
+@pytest.mark.parametrize("key", ["KEYCODE_DPAD_CENTRE", "KEYCODE_F25", "338", "NOPE", "dpad_center", "keycode_a"])
 async def test_what_is_no_key_fails(key: str) -> None:
+    """Android looks names up exactly: lower case is no key there."""
     status, _, err = await run(device_with(), f"input keyevent {key}")
     assert status != 0 and f"Unknown keycode {key}" in err
 

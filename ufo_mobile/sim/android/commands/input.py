@@ -57,9 +57,10 @@ class InputUsageError(Exception):
 
 def keycode_of(text: str) -> int | None:
     """Any key of Android's ``KeyEvent`` as ``keyCodeFromString`` reads it: ``KEYCODE_DPAD_CENTER``,
-    ``DPAD_CENTER`` or ``23`` (``core.keycodes``; case is not checked here), or the simulator's own
-    ``select_all``; None if Android has no such key."""
-    code = keycodes.code_of(text)
+    ``DPAD_CENTER`` or ``23`` (``core.keycodes``), its names in capitals only, as Android's label
+    lookup compares them exactly (``dpad_center`` is no key); or the simulator's own ``select_all``;
+    None if Android has no such key."""
+    code = keycodes.code_of(text) if text == text.upper() else None
     if code is None and keys.key_name(text) == "select_all":
         return keys.keycode("select_all")
     return code
