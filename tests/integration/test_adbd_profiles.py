@@ -20,6 +20,8 @@ import pytest
 import uiautomator2 as u2
 from PIL import Image
 
+from ufo_mobile.core.device.adb import AdbDriver
+from ufo_mobile.errors import DumpUnavailableError
 from ufo_mobile.sim.android.commands.system import MULTI_DISPLAY_WARNING
 from ufo_mobile.sim.android.devstate import ADB_IME, DISPLAY_ID, SECOND_DISPLAY_ID
 from ufo_mobile.sim.android.profile import MIUI_INPUT_SWITCH, get_profile
@@ -93,6 +95,38 @@ def test_dumps_right_after_a_launch_find_no_root(sim_device: Any) -> None:
         d.dump_hierarchy()  # adbutils sees "ERROR" in the output
     if count == 1:
         assert d.dump_hierarchy() == sim_device.phone.dump_hierarchy()
+
+
+def uiautomator_dumps(sim_device: Any) -> int:
+    return sum(command.startswith("uiautomator dump") for command in sim_device.adbd.commands)
+
+
+@pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)
+async def test_the_adb_driver_dumps_a_null_root_again_at_once(sim_device: Any) -> None:
+    """The fast path: the refusal after a launch costs one more dump, no pause, no refusal."""
+    driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0)
+    await driver.connect()
+    await driver.start_app(SETTINGS)
+    sim_device.adbd.commands.clear()
+    assert await driver.get_ui_tree() == sim_device.phone.dump_hierarchy()
+    assert uiautomator_dumps(sim_device) == 2
+    sim_device.adbd.commands.clear()
+    assert await driver.get_ui_tree() == sim_device.phone.dump_hierarchy()  # no launch since: one dump
+    assert uiautomator_dumps(sim_device) == 1
+
+
+@pytest.mark.parametrize("sim_device", [PIXEL.replace(null_root_dumps=3)], indirect=True)
+async def test_a_null_root_that_lasts_is_left_to_the_callers_backoff(sim_device: Any) -> None:
+    """The fallback: two refusals in a row raise the refusal (the observation retries with pauses)."""
+    driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0)
+    await driver.connect()
+    await driver.start_app(SETTINGS)
+    sim_device.adbd.commands.clear()
+    with pytest.raises(DumpUnavailableError) as refused:
+        await driver.get_ui_tree()
+    assert refused.value.kind == "null_root" and uiautomator_dumps(sim_device) == 2
+    assert await driver.get_ui_tree() == sim_device.phone.dump_hierarchy()  # the third refuses, the fourth works
+    assert uiautomator_dumps(sim_device) == 4
 
 
 # -- 3. two displays -----------------------------------------------------------------------------------

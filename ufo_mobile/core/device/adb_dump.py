@@ -6,8 +6,13 @@ finds no window for a moment after an app changes (``ERROR: null root node retur
 UiTestAutomationBridge.``), and cannot connect while another UiAutomation holds the accessibility
 bridge: a uiautomator2 server left running (``... already registered!``, openatx/uiautomator2 #298,
 #1013). ``get_ui_tree`` tries once and raises ``DumpUnavailableError`` (``kind``: ``idle``,
-``null_root``, ``conflict``, ``other`` for an empty dump) so that the caller retries with backoff;
-only the conflict is handled here: the leftover server is stopped and the dump tried once more.
+``null_root``, ``conflict``, ``other`` for an empty dump) so that the caller retries with backoff.
+Two refusals are handled here, each with one more dump at once: a conflict (the leftover server is
+stopped first), and a null root. The null root comes from ``getRootInActiveWindow`` while the
+window that just replaced the old one has not reached the accessibility service yet; the next
+``uiautomator dump`` starts a new process, connects a new UiAutomation and waits for a second of
+quiet again (``waitForIdle(1000, 10000)``) before it asks, so it is its own pause: the caller's
+backoff (half a second and more) would only add to it, after most app changes.
 
 ``fallback_ui_tree`` dumps through uiautomator2 once (its server waits for idle only briefly):
 start the server with our own adb client, ``dumpWindowHierarchy``, stop it again so that
@@ -89,6 +94,8 @@ class AdbDumpMixin(AdbBase):
         try:
             return await self._dump_once()
         except DumpUnavailableError as exc:
+            if exc.kind == "null_root":  # the new window is still on its way (module docstring)
+                return await self._dump_once()
             if exc.kind != "conflict":
                 raise
             self._log.warning("u2_server_blocks_dump", serial=self.serial,
