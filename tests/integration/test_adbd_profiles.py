@@ -21,6 +21,7 @@ import uiautomator2 as u2
 from PIL import Image
 
 from ufo_mobile.core.device.adb import AdbDriver
+from ufo_mobile.core.ui.provider import AndroidStateProvider
 from ufo_mobile.errors import DumpUnavailableError
 from ufo_mobile.sim.android.commands.system import MULTI_DISPLAY_WARNING
 from ufo_mobile.sim.android.devstate import ADB_IME, DISPLAY_ID, SECOND_DISPLAY_ID
@@ -97,6 +98,10 @@ def test_dumps_right_after_a_launch_find_no_root(sim_device: Any) -> None:
         assert d.dump_hierarchy() == sim_device.phone.dump_hierarchy()
 
 
+async def no_pause(seconds: float) -> None:
+    """The observation's backoff: the emulated phone counts dumps, not seconds."""
+
+
 def uiautomator_dumps(sim_device: Any) -> int:
     return sum(command.startswith("uiautomator dump") for command in sim_device.adbd.commands)
 
@@ -127,6 +132,28 @@ async def test_a_null_root_that_lasts_is_left_to_the_callers_backoff(sim_device:
     assert refused.value.kind == "null_root" and uiautomator_dumps(sim_device) == 2
     assert await driver.get_ui_tree() == sim_device.phone.dump_hierarchy()  # the third refuses, the fourth works
     assert uiautomator_dumps(sim_device) == 4
+
+
+@pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)
+async def test_an_animated_screen_goes_straight_to_the_fallback_while_it_stays(sim_device: Any) -> None:
+    """After an idle refusal the next observation of the same screen runs no ``uiautomator dump``
+    (a real phone would wait 10 s for the same answer) and dumps through uiautomator2; a key press
+    ends the prediction."""
+    driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0, start_timeout=60.0)
+    provider = AndroidStateProvider(driver, sleep=no_pause)
+    await driver.connect()
+    await driver.start_app(VIDEO)
+    sim_device.adbd.commands.clear()
+    first = await provider.read(observation_id="first")
+    assert (first.refusals, first.fallback, uiautomator_dumps(sim_device)) == (["idle"], "fallback_dump", 1)
+    await driver.tap(540, 40)  # the status bar: the video plays on
+    second = await provider.read(observation_id="second")
+    assert (second.refusals, second.fallback, uiautomator_dumps(sim_device)) == (["idle"], "fallback_dump", 1)
+    assert "Big Buck Bunny" in second.ui.formatted_text
+    assert not sim_device.adbd.device.u2_running()
+    await driver.press_key("home")
+    third = await provider.read(observation_id="third")
+    assert (third.refusals, third.fallback, uiautomator_dumps(sim_device)) == ([], None, 2)
 
 
 # -- 3. two displays -----------------------------------------------------------------------------------

@@ -128,6 +128,26 @@ async def test_an_empty_dump_file_and_an_unknown_failure() -> None:
     assert not isinstance(error.value, DumpUnavailableError) and "Killed" in str(error.value)
 
 
+IDLE = "ERROR: could not get idle state."
+
+
+async def test_an_idle_refusal_is_predicted_until_the_driver_changes_the_screen() -> None:
+    driver = ScriptedAdb({})
+    driver.answers["uiautomator dump"] = dumping(driver, [IDLE, "ok", IDLE, "ok"])
+    refusals = []
+    for _ in range(3):
+        with pytest.raises(DumpUnavailableError) as info:
+            await driver.get_ui_tree()
+        refusals.append((info.value.kind, len(driver.dumps())))
+    assert refusals == [("idle", 1), ("idle", 1), ("idle", 1)]  # the two after the first: nothing run
+    assert await driver.get_ui_tree() == DUMP.format(text="x") and len(driver.dumps()) == 2
+    with pytest.raises(DumpUnavailableError):
+        await driver.get_ui_tree()
+    await driver.press_key("home")  # a key press or an app start: the next call dumps again
+    assert await driver.get_ui_tree() == DUMP.format(text="x") and len(driver.dumps()) == 4
+    assert not driver.slept
+
+
 async def test_a_leftover_u2_server_is_stopped_and_the_dump_tried_again() -> None:
     conflict = ("java.lang.IllegalStateException: UiAutomationService android.accessibilityservice."
                 "IAccessibilityServiceClient$Stub$Proxy@5deffd5already registered!")

@@ -64,6 +64,7 @@ class AdbDriver(AdbTextMixin, AdbAppsMixin, AdbScreenMixin, AdbDumpMixin):
     async def press_key(self, key: str | int) -> None:
         """A key name or any Android key code (``input keyevent`` takes them all)."""
         resolved = resolve_key(key)
+        self.screen_changed()
         if resolved.name == "select_all":
             await self.select_all()
             return
@@ -74,6 +75,7 @@ class AdbDriver(AdbTextMixin, AdbAppsMixin, AdbScreenMixin, AdbDumpMixin):
     async def start_app(self, package: str, activity: str | None = None) -> None:
         if not _PACKAGE.fullmatch(package):
             raise DeviceCommandError(f"not a package name: {package!r}", serial=self.serial)
+        self.screen_changed()
         if activity:
             if not _ACTIVITY.fullmatch(activity):
                 raise DeviceCommandError(f"not an activity name: {activity!r}", serial=self.serial)
