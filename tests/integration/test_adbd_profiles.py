@@ -136,24 +136,41 @@ async def test_a_null_root_that_lasts_is_left_to_the_callers_backoff(sim_device:
 
 @pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)
 async def test_an_animated_screen_goes_straight_to_the_fallback_while_it_stays(sim_device: Any) -> None:
-    """After an idle refusal the next observation of the same screen runs no ``uiautomator dump``
-    (a real phone would wait 10 s for the same answer) and dumps through uiautomator2; a key press
-    ends the prediction."""
+    """After an idle refusal the next observations of the same screen run no ``uiautomator dump``
+    (a real phone would wait 10 s for the same answer) and dump through the uiautomator2 server,
+    started once and kept while the prediction holds; a key press ends it, and the server is
+    stopped before the next ``uiautomator dump``."""
     driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0, start_timeout=60.0)
     provider = AndroidStateProvider(driver, sleep=no_pause)
     await driver.connect()
     await driver.start_app(VIDEO)
     sim_device.adbd.commands.clear()
-    first = await provider.read(observation_id="first")
-    assert (first.refusals, first.fallback, uiautomator_dumps(sim_device)) == (["idle"], "fallback_dump", 1)
-    await driver.tap(540, 40)  # the status bar: the video plays on
-    second = await provider.read(observation_id="second")
-    assert (second.refusals, second.fallback, uiautomator_dumps(sim_device)) == (["idle"], "fallback_dump", 1)
-    assert "Big Buck Bunny" in second.ui.formatted_text
-    assert not sim_device.adbd.device.u2_running()
+    for name in ("first", "second", "third"):
+        read = await provider.read(observation_id=name)
+        assert (read.refusals, read.fallback) == (["idle"], "fallback_dump")
+        assert "Big Buck Bunny" in read.ui.formatted_text
+        assert sim_device.adbd.device.u2_running() == (name != "third")  # the last predicted one stops it
+        await driver.tap(540, 40)  # the status bar: the video plays on
+    assert uiautomator_dumps(sim_device) == 1
+    assert sum("app_process" in c for c in sim_device.adbd.commands) == 1  # one server start for the three
+    fourth = await provider.read(observation_id="fourth")  # the prediction is over: a plain dump again
+    assert (fourth.refusals, fourth.fallback, uiautomator_dumps(sim_device)) == (["idle"], "fallback_dump", 2)
     await driver.press_key("home")
-    third = await provider.read(observation_id="third")
-    assert (third.refusals, third.fallback, uiautomator_dumps(sim_device)) == ([], None, 2)
+    fifth = await provider.read(observation_id="fifth")
+    assert (fifth.refusals, fifth.fallback, uiautomator_dumps(sim_device)) == ([], None, 3)
+    assert not sim_device.adbd.device.u2_running()
+
+
+@pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)
+async def test_closing_the_adb_driver_stops_a_kept_fallback_server(sim_device: Any) -> None:
+    driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0, start_timeout=60.0)
+    provider = AndroidStateProvider(driver, sleep=no_pause)
+    await driver.connect()
+    await driver.start_app(VIDEO)
+    assert (await provider.read(observation_id="video")).fallback == "fallback_dump"
+    assert sim_device.adbd.device.u2_running()
+    await driver.close()
+    assert not sim_device.adbd.device.u2_running()
 
 
 # -- 3. two displays -----------------------------------------------------------------------------------
