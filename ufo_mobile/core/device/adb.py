@@ -10,8 +10,9 @@ never placed in a shell command line as-is. The driver is put together from one 
 - ``adb_apps``: the launchable apps with the labels in their APKs (cached on disk), installing;
 - ``adb_screen``: screenshots (always a PNG; the display named on multi-display phones), the soft
   keyboard, the app in front (never guessed);
-- ``adb_dump``: ``uiautomator dump`` and what its refusals mean (``DumpUnavailableError``), and a
-  one-off dump through uiautomator2 (``fallback_ui_tree``);
+- ``adb_dump``: ``uiautomator dump`` and what its refusals mean (``DumpUnavailableError``; a null
+  root dumped again at once, an idle refusal predicted), and the dump through uiautomator2
+  (``fallback_ui_tree``);
 and here: gestures, keys, starting apps, the date and the screen size.
 """
 

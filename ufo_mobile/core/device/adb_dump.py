@@ -5,7 +5,7 @@ waits up to 10 s for idle and gives up on animated screens (``ERROR: could not g
 finds no window for a moment after an app changes (``ERROR: null root node returned by
 UiTestAutomationBridge.``), and cannot connect while another UiAutomation holds the accessibility
 bridge: a uiautomator2 server left running (``... already registered!``, openatx/uiautomator2 #298,
-#1013). ``get_ui_tree`` tries once and raises ``DumpUnavailableError`` (``kind``: ``idle``,
+#1013). ``get_ui_tree`` raises ``DumpUnavailableError`` (``kind``: ``idle``,
 ``null_root``, ``conflict``, ``other`` for an empty dump) so that the caller retries with backoff.
 Two refusals are handled here, each with one more dump at once: a conflict (the leftover server is
 stopped first), and a null root. The null root comes from ``getRootInActiveWindow`` while the
@@ -98,7 +98,7 @@ def _u2_dump(u2_device: Any) -> str:
 
 
 class AdbDumpMixin(AdbBase):
-    """``AdbDriver``'s UI hierarchy: ``uiautomator dump``, and a one-off dump through uiautomator2."""
+    """``AdbDriver``'s UI hierarchy: ``uiautomator dump``, and the dump through uiautomator2 when it refuses."""
 
     _idle_skips = 0  # predicted idle refusals left (module docstring)
     _warm_u2: Any = None  # the fallback's uiautomator2 server, kept while the prediction holds
