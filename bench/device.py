@@ -10,13 +10,16 @@ U2Driver (uiautomator2 JSON-RPC), prints medians in milliseconds, and stops ever
 are medians of N runs in one process; they describe this loopback set-up, not a real phone.
 
 Realism: the same tour of screens (the launcher, Settings right after it opens, a focused text
-field under the soft keyboard, a playing video, a bank's secure login, home again) is observed
-through the real observation phase (``DataCollection`` with the default ``perception`` settings:
-refused dumps tried again after 0.5 s, 1 s, 2 s, then the fallbacks) on the ``kind`` phone (the
-baseline) and on ``pixel-14``, for each driver. It prints the share of observations that needed a
-retry or a fallback and the latency the realistic phone adds (mean per observation, and as a ratio
-to the kind phone measured in the same run). The emulated phone refuses at once where a real one
-first waits up to 10 s for an idle screen (AOSP DumpCommand), so real phones pay more per refusal.
+field under the soft keyboard, a playing video, the same video after a tap, a bank's secure
+login, home again) is observed through the real observation phase (``DataCollection`` with the
+default ``perception`` settings: refused dumps tried again after 0.5 s, 1 s, 2 s, then the
+fallbacks) on the ``kind`` phone (the baseline) and on ``pixel-14``, for each driver. It prints the
+share of observations that needed a retry or a fallback, the ``uiautomator dump`` commands the
+phone ran per observation, and the cost of an observation on the realistic phone as a ratio to
+the kind phone measured in the same run (the mean over the stops of each stop's median over the
+tours; goal: at most 1.5x, issue 25). The emulated phone refuses at once where a real one first
+waits up to 10 s for an idle screen (AOSP DumpCommand), so real phones pay more per refusal, and
+more for every ``uiautomator dump`` they run.
 """
 
 from __future__ import annotations
@@ -133,9 +136,13 @@ TOUR: list[tuple[str, Callable[[DeviceDriver], Awaitable[Any]]]] = [
     ("settings, just opened", lambda d: d.start_app("com.android.settings")),
     ("note field + keyboard", focus_new_note_title),
     ("playing video", lambda d: d.start_app("com.example.video")),
+    ("video after a tap", lambda d: d.tap(540, 40)),  # the status bar: the video plays on
     ("secure bank login", lambda d: d.start_app("com.example.bank", ".LoginActivity")),
     ("launcher again", lambda d: d.press_key("home")),
 ]
+
+
+REALISM_GOAL = 1.5  # observation on pixel-14 / on the kind phone (issue 25)
 
 
 @dataclass
@@ -145,6 +152,7 @@ class Observed:
     refusals: list[str]
     fallback: str | None
     blocked: bool
+    dumps: int  # ``uiautomator dump`` commands the phone ran for it
 
     @property
     def needed_help(self) -> bool:
@@ -161,11 +169,24 @@ class Tour:
     def mean_ms(self) -> float:
         return statistics.fmean(o.ms for o in self.observations)
 
+    def stops(self) -> dict[str, list[Observed]]:
+        found: dict[str, list[Observed]] = {}
+        for obs in self.observations:
+            found.setdefault(obs.stop, []).append(obs)
+        return found
+
+    def typical_ms(self) -> float:
+        """The mean over the stops of each stop's median over the tours (steadier than the mean)."""
+        return statistics.fmean(statistics.median(o.ms for o in seen) for seen in self.stops().values())
+
+    def dumps_per_observation(self) -> float:
+        return statistics.fmean(o.dumps for o in self.observations)
+
     def share_helped(self) -> float:
         return sum(o.needed_help for o in self.observations) / len(self.observations)
 
 
-async def tour(driver: DeviceDriver, tours: int) -> Tour:
+async def tour(driver: DeviceDriver, tours: int, adbd: EmulatedAdbd) -> Tour:
     """Observe every stop of ``TOUR`` ``tours`` times through the observation phase."""
     result = Tour()
     settings = PerceptionSettings(control_cache_ttl_seconds=0, settle_timeout_seconds=0)
@@ -188,13 +209,15 @@ async def tour(driver: DeviceDriver, tours: int) -> Tour:
                 await act(driver)
                 step += 1
                 ctx = StepContext(run_id="bench", step=step, agent_name="bench", request="tour", shared=SharedState())
+                adbd.commands.clear()
                 started = time.perf_counter()
                 await phase.run(ctx)
                 elapsed = (time.perf_counter() - started) * 1000
+                dumps = sum(command.startswith("uiautomator dump") for command in adbd.commands)
                 obs = ctx.observation
                 assert isinstance(obs, Observation)
                 result.observations.append(Observed(stop, elapsed, obs.dump_refusals, obs.fallback,
-                                                    obs.screenshot_blocked))
+                                                    obs.screenshot_blocked, dumps))
     finally:
         await driver.close()
     return result
@@ -217,7 +240,7 @@ async def realism(tours: int) -> dict[tuple[str, str], Tour]:
                     client.wait_for(adbd.address, state="device", timeout=10)
                     driver: DeviceDriver = (AdbDriver(adbd.address, client=client) if kind == "adb"
                                             else U2Driver(adbd.address, client=client, fallback=False))
-                    found[(profile, kind)] = await tour(driver, tours)
+                    found[(profile, kind)] = await tour(driver, tours, adbd)
                 finally:
                     client.disconnect(adbd.address)
                     runner.stop()
@@ -227,27 +250,27 @@ async def realism(tours: int) -> dict[tuple[str, str], Tour]:
 
 def print_realism(found: dict[tuple[str, str], Tour]) -> None:
     print(f"\n{'observation phase':<22}{'driver':>7}{'observations':>14}{'retry/fallback':>16}"
-          f"{'mean ms':>10}{'backoff s':>11}")
+          f"{'dumps/obs':>11}{'mean ms':>10}{'median ms':>11}{'backoff s':>11}")
     for (profile, kind), result in found.items():
         print(f"{profile:<22}{kind:>7}{len(result.observations):>14}{result.share_helped():>15.0%}"
-              f"{result.mean_ms():>10.1f}{result.slept:>11.1f}")
+              f"{result.dumps_per_observation():>11.2f}{result.mean_ms():>10.1f}{result.typical_ms():>11.1f}"
+              f"{result.slept:>11.1f}")
     for kind in ("adb", "u2"):
-        kind_tour, real = found[("kind", kind)], found[("pixel-14", kind)]
-        added = real.mean_ms() - kind_tour.mean_ms()
-        print(f"{kind}: pixel-14 needs a retry or fallback in {real.share_helped():.0%} of observations; it adds "
-              f"{added:.0f} ms per observation ({real.mean_ms() / kind_tour.mean_ms():.2f}x the kind phone); "
-              f"listing its {real.apps} launchable apps with their APKs' labels took {real.apps_ms:.0f} ms once "
-              f"({kind_tour.apps} apps on the kind phone: {kind_tour.apps_ms:.0f} ms)")
-        stops: dict[str, list[Observed]] = {}
-        for obs in real.observations:
-            stops.setdefault(obs.stop, []).append(obs)
-        for stop, seen in stops.items():
+        plain, real = found[("kind", kind)], found[("pixel-14", kind)]
+        ratio = real.typical_ms() / plain.typical_ms()
+        print(f"{kind}: observation on pixel-14 is {ratio:.2f}x the kind phone's "
+              f"(goal <= {REALISM_GOAL}x: {'met' if ratio <= REALISM_GOAL else 'not met'}); a retry or fallback in "
+              f"{real.share_helped():.0%} of observations, {real.dumps_per_observation():.2f} uiautomator dumps each "
+              f"(kind phone: {plain.dumps_per_observation():.2f}); listing its {real.apps} launchable apps with their "
+              f"APKs' labels took {real.apps_ms:.0f} ms once ({plain.apps} apps on the kind phone: "
+              f"{plain.apps_ms:.0f} ms)")
+        for stop, seen in real.stops().items():
             first = seen[0]
             how = ", ".join(filter(None, [
                 f"refused {'+'.join(first.refusals)}" if first.refusals else "",
                 f"fallback {first.fallback}" if first.fallback else "",
                 "secure screen (no image sent)" if first.blocked else ""])) or "plain"
-            print(f"    {stop:<24}{statistics.fmean(o.ms for o in seen):>9.1f} ms  {how}")
+            print(f"    {stop:<24}{statistics.median(o.ms for o in seen):>9.1f} ms  {first.dumps} dumps  {how}")
 
 
 def main(argv: list[str] | None = None) -> int:

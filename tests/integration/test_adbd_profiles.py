@@ -20,6 +20,9 @@ import pytest
 import uiautomator2 as u2
 from PIL import Image
 
+from ufo_mobile.core.device.adb import AdbDriver
+from ufo_mobile.core.ui.provider import AndroidStateProvider
+from ufo_mobile.errors import DumpUnavailableError
 from ufo_mobile.sim.android.commands.system import MULTI_DISPLAY_WARNING
 from ufo_mobile.sim.android.devstate import ADB_IME, DISPLAY_ID, SECOND_DISPLAY_ID
 from ufo_mobile.sim.android.profile import MIUI_INPUT_SWITCH, get_profile
@@ -93,6 +96,81 @@ def test_dumps_right_after_a_launch_find_no_root(sim_device: Any) -> None:
         d.dump_hierarchy()  # adbutils sees "ERROR" in the output
     if count == 1:
         assert d.dump_hierarchy() == sim_device.phone.dump_hierarchy()
+
+
+async def no_pause(seconds: float) -> None:
+    """The observation's backoff: the emulated phone counts dumps, not seconds."""
+
+
+def uiautomator_dumps(sim_device: Any) -> int:
+    return sum(command.startswith("uiautomator dump") for command in sim_device.adbd.commands)
+
+
+@pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)
+async def test_the_adb_driver_dumps_a_null_root_again_at_once(sim_device: Any) -> None:
+    """The fast path: the refusal after a launch costs one more dump, no pause, no refusal."""
+    driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0)
+    await driver.connect()
+    await driver.start_app(SETTINGS)
+    sim_device.adbd.commands.clear()
+    assert await driver.get_ui_tree() == sim_device.phone.dump_hierarchy()
+    assert uiautomator_dumps(sim_device) == 2
+    sim_device.adbd.commands.clear()
+    assert await driver.get_ui_tree() == sim_device.phone.dump_hierarchy()  # no launch since: one dump
+    assert uiautomator_dumps(sim_device) == 1
+
+
+@pytest.mark.parametrize("sim_device", [PIXEL.replace(null_root_dumps=3)], indirect=True)
+async def test_a_null_root_that_lasts_is_left_to_the_callers_backoff(sim_device: Any) -> None:
+    """The fallback: two refusals in a row raise the refusal (the observation retries with pauses)."""
+    driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0)
+    await driver.connect()
+    await driver.start_app(SETTINGS)
+    sim_device.adbd.commands.clear()
+    with pytest.raises(DumpUnavailableError) as refused:
+        await driver.get_ui_tree()
+    assert refused.value.kind == "null_root" and uiautomator_dumps(sim_device) == 2
+    assert await driver.get_ui_tree() == sim_device.phone.dump_hierarchy()  # the third refuses, the fourth works
+    assert uiautomator_dumps(sim_device) == 4
+
+
+@pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)
+async def test_an_animated_screen_goes_straight_to_the_fallback_while_it_stays(sim_device: Any) -> None:
+    """After an idle refusal the next observations of the same screen run no ``uiautomator dump``
+    (a real phone would wait 10 s for the same answer) and dump through the uiautomator2 server,
+    started once and kept while the prediction holds; a key press ends it, and the server is
+    stopped before the next ``uiautomator dump``."""
+    driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0, start_timeout=60.0)
+    provider = AndroidStateProvider(driver, sleep=no_pause)
+    await driver.connect()
+    await driver.start_app(VIDEO)
+    sim_device.adbd.commands.clear()
+    for name in ("first", "second", "third"):
+        read = await provider.read(observation_id=name)
+        assert (read.refusals, read.fallback) == (["idle"], "fallback_dump")
+        assert "Big Buck Bunny" in read.ui.formatted_text
+        assert sim_device.adbd.device.u2_running() == (name != "third")  # the last predicted one stops it
+        await driver.tap(540, 40)  # the status bar: the video plays on
+    assert uiautomator_dumps(sim_device) == 1
+    assert sum("app_process" in c for c in sim_device.adbd.commands) == 1  # one server start for the three
+    fourth = await provider.read(observation_id="fourth")  # the prediction is over: a plain dump again
+    assert (fourth.refusals, fourth.fallback, uiautomator_dumps(sim_device)) == (["idle"], "fallback_dump", 2)
+    await driver.press_key("home")
+    fifth = await provider.read(observation_id="fifth")
+    assert (fifth.refusals, fifth.fallback, uiautomator_dumps(sim_device)) == ([], None, 3)
+    assert not sim_device.adbd.device.u2_running()
+
+
+@pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)
+async def test_closing_the_adb_driver_stops_a_kept_fallback_server(sim_device: Any) -> None:
+    driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0, start_timeout=60.0)
+    provider = AndroidStateProvider(driver, sleep=no_pause)
+    await driver.connect()
+    await driver.start_app(VIDEO)
+    assert (await provider.read(observation_id="video")).fallback == "fallback_dump"
+    assert sim_device.adbd.device.u2_running()
+    await driver.close()
+    assert not sim_device.adbd.device.u2_running()
 
 
 # -- 3. two displays -----------------------------------------------------------------------------------

@@ -84,7 +84,10 @@ async def test_1_an_animated_screen_is_refused_once_then_dumped_through_u2(sim_d
     assert driver.supports("fallback_ui_tree")
     xml = await driver.fallback_ui_tree()
     assert 'text="Big Buck Bunny" resource-id="com.example.video:id/toolbar_title"' in xml
-    assert not sim_device.adbd.device.u2_running()  # stopped again: ``uiautomator dump`` can work next time
+    assert sim_device.adbd.device.u2_running()  # kept while the screen is predicted to refuse (adb_dump.py)
+    await driver.press_key("home")
+    assert "<hierarchy" in await driver.get_ui_tree()  # stopped first: ``uiautomator dump`` works again
+    assert not sim_device.adbd.device.u2_running()
 
 
 # -- 2. u2 typing through a clipboard Android denies ----------------------------------------------------------

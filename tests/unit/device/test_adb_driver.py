@@ -92,19 +92,29 @@ def dumping(driver: ScriptedAdb, outputs: list[str], xml: str = DUMP.format(text
 # --- 1. dumps: one attempt, a kind the caller can act on -----------------------------------------------
 
 
-@pytest.mark.parametrize(("output", "kind"), [
-    ("ERROR: could not get idle state.", "idle"),
-    ("ERROR: null root node returned by UiTestAutomationBridge.", "null_root"),
-    ("", "other"),
+NULL_ROOT = "ERROR: null root node returned by UiTestAutomationBridge."
+
+
+@pytest.mark.parametrize(("outputs", "kind"), [
+    (["ERROR: could not get idle state."], "idle"),
+    ([NULL_ROOT, NULL_ROOT], "null_root"),
+    ([""], "other"),
 ])
-async def test_a_refused_dump_is_tried_once_and_says_why(output: str, kind: str) -> None:
-    driver = ScriptedAdb({})
-    driver.answers["uiautomator dump"] = dumping(driver, [output])
+async def test_a_refused_dump_says_why(outputs: list[str], kind: str) -> None:
+    driver, count = ScriptedAdb({}), len(outputs)
+    driver.answers["uiautomator dump"] = dumping(driver, outputs)
     with pytest.raises(DumpUnavailableError) as info:
         await driver.get_ui_tree()
     assert info.value.kind == kind and isinstance(info.value, DeviceCommandError)
-    assert len(driver.dumps()) == 1 and not driver.slept
-    assert driver.commands == driver.dumps()  # one round trip: dump, read and delete in one shell command
+    assert len(driver.dumps()) == count and not driver.slept
+    assert driver.commands == driver.dumps()  # one round trip each: dump, read and delete in one shell command
+
+
+async def test_a_null_root_is_dumped_again_at_once() -> None:
+    driver = ScriptedAdb({})
+    driver.answers["uiautomator dump"] = dumping(driver, [NULL_ROOT, "ok"])
+    assert await driver.get_ui_tree() == DUMP.format(text="x")
+    assert len(driver.dumps()) == 2 and driver.commands == driver.dumps() and not driver.slept
 
 
 async def test_an_empty_dump_file_and_an_unknown_failure() -> None:
@@ -116,6 +126,26 @@ async def test_an_empty_dump_file_and_an_unknown_failure() -> None:
     with pytest.raises(DeviceCommandError) as error:
         await driver.get_ui_tree()
     assert not isinstance(error.value, DumpUnavailableError) and "Killed" in str(error.value)
+
+
+IDLE = "ERROR: could not get idle state."
+
+
+async def test_an_idle_refusal_is_predicted_until_the_driver_changes_the_screen() -> None:
+    driver = ScriptedAdb({})
+    driver.answers["uiautomator dump"] = dumping(driver, [IDLE, "ok", IDLE, "ok"])
+    refusals = []
+    for _ in range(3):
+        with pytest.raises(DumpUnavailableError) as info:
+            await driver.get_ui_tree()
+        refusals.append((info.value.kind, len(driver.dumps())))
+    assert refusals == [("idle", 1), ("idle", 1), ("idle", 1)]  # the two after the first: nothing run
+    assert await driver.get_ui_tree() == DUMP.format(text="x") and len(driver.dumps()) == 2
+    with pytest.raises(DumpUnavailableError):
+        await driver.get_ui_tree()
+    await driver.press_key("home")  # a key press or an app start: the next call dumps again
+    assert await driver.get_ui_tree() == DUMP.format(text="x") and len(driver.dumps()) == 4
+    assert not driver.slept
 
 
 async def test_a_leftover_u2_server_is_stopped_and_the_dump_tried_again() -> None:

@@ -10,8 +10,9 @@ never placed in a shell command line as-is. The driver is put together from one 
 - ``adb_apps``: the launchable apps with the labels in their APKs (cached on disk), installing;
 - ``adb_screen``: screenshots (always a PNG; the display named on multi-display phones), the soft
   keyboard, the app in front (never guessed);
-- ``adb_dump``: ``uiautomator dump`` and what its refusals mean (``DumpUnavailableError``), and a
-  one-off dump through uiautomator2 (``fallback_ui_tree``);
+- ``adb_dump``: ``uiautomator dump`` and what its refusals mean (``DumpUnavailableError``; a null
+  root dumped again at once, an idle refusal predicted), and the dump through uiautomator2
+  (``fallback_ui_tree``);
 and here: gestures, keys, starting apps, the date and the screen size.
 """
 
@@ -64,6 +65,7 @@ class AdbDriver(AdbTextMixin, AdbAppsMixin, AdbScreenMixin, AdbDumpMixin):
     async def press_key(self, key: str | int) -> None:
         """A key name or any Android key code (``input keyevent`` takes them all)."""
         resolved = resolve_key(key)
+        self.screen_changed()
         if resolved.name == "select_all":
             await self.select_all()
             return
@@ -74,6 +76,7 @@ class AdbDriver(AdbTextMixin, AdbAppsMixin, AdbScreenMixin, AdbDumpMixin):
     async def start_app(self, package: str, activity: str | None = None) -> None:
         if not _PACKAGE.fullmatch(package):
             raise DeviceCommandError(f"not a package name: {package!r}", serial=self.serial)
+        self.screen_changed()
         if activity:
             if not _ACTIVITY.fullmatch(activity):
                 raise DeviceCommandError(f"not an activity name: {activity!r}", serial=self.serial)

@@ -5,17 +5,35 @@ waits up to 10 s for idle and gives up on animated screens (``ERROR: could not g
 finds no window for a moment after an app changes (``ERROR: null root node returned by
 UiTestAutomationBridge.``), and cannot connect while another UiAutomation holds the accessibility
 bridge: a uiautomator2 server left running (``... already registered!``, openatx/uiautomator2 #298,
-#1013). ``get_ui_tree`` tries once and raises ``DumpUnavailableError`` (``kind``: ``idle``,
-``null_root``, ``conflict``, ``other`` for an empty dump) so that the caller retries with backoff;
-only the conflict is handled here: the leftover server is stopped and the dump tried once more.
+#1013). ``get_ui_tree`` raises ``DumpUnavailableError`` (``kind``: ``idle``,
+``null_root``, ``conflict``, ``other`` for an empty dump) so that the caller retries with backoff.
+Two refusals are handled here, each with one more dump at once: a conflict (the leftover server is
+stopped first), and a null root. The null root comes from ``getRootInActiveWindow`` while the
+window that just replaced the old one has not reached the accessibility service yet; the next
+``uiautomator dump`` starts a new process, connects a new UiAutomation and waits for a second of
+quiet again (``waitForIdle(1000, 10000)``) before it asks, so it is its own pause: the caller's
+backoff (half a second and more) would only add to it. Real phones find no root now and then
+(one dump in five on a Pixel 2 with Android 9: dtmilano/AndroidViewClient #257), and on the
+emulated ``pixel-14`` the first dump after every app change does.
 
-``fallback_ui_tree`` dumps through uiautomator2 once (its server waits for idle only briefly):
-start the server with our own adb client, ``dumpWindowHierarchy``, stop it again so that
-``uiautomator dump`` works on the next step, all bounded by the start timeout.
+An ``idle`` refusal is predicted: the screen that refused (a video, an animation) is still moving
+at the next observation, where ``uiautomator dump`` would wait its 10 s again for the same answer.
+So, after one, the next ``IDLE_SKIPS`` calls refuse at once (kind ``idle``, nothing run on the
+phone) and the caller goes straight to the fallback, until the driver starts an app or presses a
+key (``screen_changed``); then ``uiautomator dump`` is asked again. While that prediction holds
+the fallback's uiautomator2 server is kept running between calls (one start for the animated
+screen, not one a call); it is stopped when the prediction ends, before the next ``uiautomator
+dump``, or when the driver closes.
+
+``fallback_ui_tree`` dumps through uiautomator2 (its server waits for idle only briefly): start
+the server with our own adb client (or use the one kept running, above), ``dumpWindowHierarchy``,
+and stop it again so that ``uiautomator dump`` works on the next step, each bounded by the start
+timeout.
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import uuid
 from typing import Any
@@ -29,6 +47,7 @@ from ufo_mobile.errors import DeviceCommandError, DeviceError, DumpUnavailableEr
 U2_MAIN = "com.wetest.uia2.Main"   # the uiautomator2 server (u2.jar, started by app_process)
 U2_APP = "com.github.uiautomator"  # the older server, an instrumentation of uiautomator2's app
 MAX_DEPTH = 50
+IDLE_SKIPS = 2  # calls after an idle refusal that refuse at once (module docstring)
 _KINDS = (("could not get idle state", "idle"), ("null root node returned", "null_root"),
           ("already registered", "conflict"))
 
@@ -74,21 +93,34 @@ def u2_release(u2_device: Any) -> None:
         atexit.unregister(u2_device.stop_uiautomator)
 
 
-def _dump_through_u2(device: adbutils.AdbDevice, client: adbutils.AdbClient) -> str:
-    u2_device = u2_connect(device, client)
-    try:
-        return str(u2_device.jsonrpc.dumpWindowHierarchy(False, MAX_DEPTH) or "")
-    finally:
-        u2_release(u2_device)
+def _u2_dump(u2_device: Any) -> str:
+    return str(u2_device.jsonrpc.dumpWindowHierarchy(False, MAX_DEPTH) or "")
 
 
 class AdbDumpMixin(AdbBase):
-    """``AdbDriver``'s UI hierarchy: ``uiautomator dump``, and a one-off dump through uiautomator2."""
+    """``AdbDriver``'s UI hierarchy: ``uiautomator dump``, and the dump through uiautomator2 when it refuses."""
+
+    _idle_skips = 0  # predicted idle refusals left (module docstring)
+    _warm_u2: Any = None  # the fallback's uiautomator2 server, kept while the prediction holds
+
+    def screen_changed(self) -> None:
+        """The driver changed the screen (an app started, a key pressed): predict nothing of it."""
+        self._idle_skips = 0
 
     async def get_ui_tree(self) -> str:
+        if self._idle_skips > 0:
+            self._idle_skips -= 1
+            raise DumpUnavailableError("uiautomator dump skipped: this screen was never idle at the last dump",
+                                       serial=self.serial, kind="idle")
+        if self._warm_u2 is not None:
+            await self._stop_fallback_server()
         try:
             return await self._dump_once()
         except DumpUnavailableError as exc:
+            if exc.kind == "null_root":  # the new window is still on its way (module docstring)
+                return await self._dump_once()
+            if exc.kind == "idle":
+                self._idle_skips = IDLE_SKIPS
             if exc.kind != "conflict":
                 raise
             self._log.warning("u2_server_blocks_dump", serial=self.serial,
@@ -125,25 +157,58 @@ class AdbDumpMixin(AdbBase):
                           check=False)
 
     async def fallback_ui_tree(self) -> str:
-        """The hierarchy through uiautomator2, once (module docstring); windows top-most first."""
+        """The hierarchy through uiautomator2 (module docstring); windows top-most first."""
         self._log.warning("ui_dump_through_u2", serial=self.serial,
-                          message="uiautomator dump keeps refusing: dumping once through uiautomator2")
+                          message="uiautomator dump keeps refusing: dumping through uiautomator2")
+        listing = None
         try:
-            xml = await self._call(_dump_through_u2, self.device, self._client, what="uiautomator2 dump",
-                                   limit=self._start_timeout)
-        finally:
-            await self.stop_u2_server()
+            if self._warm_u2 is None:
+                self._warm_u2 = await self._call(u2_connect, self.device, self._client, what="start uiautomator2",
+                                                 limit=self._start_timeout)
+            # the stacking order is read while the server dumps: one round trip less to wait for
+            listing = asyncio.ensure_future(self._window_listing())
+            xml = await self._call(_u2_dump, self._warm_u2, what="uiautomator2 dump", limit=self._start_timeout)
+        except BaseException:
+            if listing is not None:
+                listing.cancel()
+            await self._stop_fallback_server()
+            raise
+        if self._idle_skips <= 0:
+            await self._stop_fallback_server()
+        windows = await listing
         if not xml.strip():
             raise DumpUnavailableError("uiautomator2 gave an empty dump", serial=self.serial, kind="other")
-        return await self.ordered_windows(xml)
+        return xml if windows is None or window_count(xml) < 2 else order_roots(xml, windows)
+
+    async def _stop_fallback_server(self) -> None:
+        """Stop the fallback's uiautomator2 server (and any other: ``stop_u2_server``)."""
+        u2_device, self._warm_u2 = self._warm_u2, None
+        try:
+            if u2_device is not None:
+                u2_release(u2_device)
+        finally:
+            await self.stop_u2_server()
+
+    async def close(self) -> None:
+        try:
+            if self._warm_u2 is not None:
+                await self._stop_fallback_server()
+        except DeviceError as exc:  # a phone gone: nothing left to stop
+            self._log.warning("u2_server_not_stopped", serial=self.serial, error=str(exc))
+        finally:
+            await super().close()
 
     async def ordered_windows(self, xml: str) -> str:
         """A multi-window dump with its roots in stacking order (``uixml.order_roots``)."""
         if window_count(xml) < 2:
             return xml
+        windows = await self._window_listing()
+        return xml if windows is None else order_roots(xml, windows)
+
+    async def _window_listing(self) -> str | None:
+        """``dumpsys window windows`` (the stacking order), or None when the phone will not say."""
         try:
-            windows = await self._shell("dumpsys window windows", what="dumpsys window", check=False)
+            return await self._shell("dumpsys window windows", what="dumpsys window", check=False)
         except DeviceError as exc:
             self._log.warning("window_order_unknown", serial=self.serial, error=str(exc))
-            return xml
-        return order_roots(xml, windows)
+            return None
