@@ -21,7 +21,7 @@ class LocalEngine:
         self.log_dir = log_dir
         self.probe_timeout = probe_timeout
         self._runs = RunGroup()
-        bound_malloc()  # many runs in this process: big buffers go back to the system when freed (memory.py)
+        bound_malloc()  # many runs in this process: two malloc arenas at most (memory.py)
 
     async def run(self, job: Job, phone: Phone, on_event: EventSink) -> Outcome:
         """Run ``job`` on ``phone`` in this process; how it ended."""

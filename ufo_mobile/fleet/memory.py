@@ -1,14 +1,16 @@
-"""Bounds on the batch process's memory: glibc's allocator told, before the runs start, to give big
-buffers back to the system when they are freed.
+"""Bounds on the batch process's memory: glibc's allocator told, before the runs start, to keep at
+most two arenas.
 
-A run's screenshots and drawings are buffers of megabytes (a 1080x2400 picture is 7-10 MB). glibc
-serves such a buffer with its own mapping, but after the first one is freed it raises that bound
-(its "dynamic mmap threshold") to the buffer's size, so later buffers come from the heaps of its
-arenas, where freed space stays with the process. With many runs in one process, each thread's
-arena keeps the high-water mark of the pictures it once held. Fixing the bound (``mallopt``) keeps
-every big buffer a mapping of its own that goes back when freed. The environment variables
-(``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_ARENA_MAX``) are read when the process starts, so a batch
-sets the same through ``mallopt`` instead; a variable the user set wins. Other C libraries (or
+glibc gives each thread that finds the others' arenas busy an arena of its own, up to eight per
+core, and each arena keeps the high-water mark of what its threads once held: with many runs in one
+process, a run's screenshots and drawings (a 1080x2400 picture is 7-10 MB) leave their space in
+every arena a worker thread touched. Two arenas bound that, at no cost in CPU (fixing the mmap
+threshold instead, so that every big buffer is a mapping of its own, bounds memory as well but
+costs the page faults of mapping every picture afresh: about 20 ms of system time a step, measured
+on a 16-phone batch). ``MALLOC_ARENA_MAX`` is read when the process starts: ``python -m ufo_mobile
+batch`` re-executes itself with it (``ufo_mobile/__main__.py``); a batch started otherwise (the
+``ufo-mobile`` script, the API) gets the same through ``mallopt`` when its local engine is made,
+which bounds only the arenas made from then on. A variable the user set wins. Other C libraries (or
 other systems) are left as they are.
 """
 
@@ -20,14 +22,14 @@ import os
 import sys
 from collections.abc import Mapping
 
-M_MMAP_THRESHOLD = -3  # glibc's malloc.h
-MMAP_THRESHOLD = 128 * 1024  # glibc's starting value, kept fixed from now on
-ENV = "MALLOC_MMAP_THRESHOLD_"
+M_ARENA_MAX = -8  # glibc's malloc.h
+ARENAS = 2
+ENV = "MALLOC_ARENA_MAX"
 
 
 def bound_malloc(env: Mapping[str, str] | None = None) -> bool:
-    """Keep big buffers as mappings of their own in this process (see the module's text); True when
-    glibc took the setting, False when there is no glibc or the user set ``MALLOC_MMAP_THRESHOLD_``."""
+    """Keep this process to ``ARENAS`` malloc arenas (see the module's text); True when glibc took the
+    setting, False when there is no glibc or the user set ``MALLOC_ARENA_MAX``."""
     env = os.environ if env is None else env
     if not sys.platform.startswith("linux") or ENV in env:
         return False
@@ -40,4 +42,4 @@ def bound_malloc(env: Mapping[str, str] | None = None) -> bool:
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
-    return bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD))
+    return bool(mallopt(M_ARENA_MAX, ARENAS))

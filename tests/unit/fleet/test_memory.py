@@ -20,10 +20,21 @@ def test_glibc_takes_the_bound() -> None:
 
 
 def test_a_variable_the_user_set_wins() -> None:
-    assert bound_malloc({ENV: "1048576"}) is False
+    assert bound_malloc({ENV: "8"}) is False
 
 
 def test_other_systems_are_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "darwin")
     assert bound_malloc({}) is False
 
+
+
+def test_python_m_batch_runs_again_with_two_arenas() -> None:
+    from ufo_mobile.__main__ import ARENAS_ENV, batch_environment
+
+    assert batch_environment(["batch", "demo", "--devices", "sim:16"], {"PATH": "/bin"}, "linux") == \
+        {"PATH": "/bin", ARENAS_ENV: "2"}
+    assert batch_environment(["batch", "demo"], {ARENAS_ENV: "8"}, "linux") is None  # the user's value, once
+    assert batch_environment(["run", "demo"], {}, "linux") is None
+    assert batch_environment([], {}, "linux") is None
+    assert batch_environment(["batch", "demo"], {}, "darwin") is None
