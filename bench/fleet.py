@@ -1,12 +1,12 @@
-"""Fleet benchmark: batch throughput over 1, 2, 4 and 8 emulated phones, and the runtime's CPU per step.
+"""Fleet benchmark: batch throughput over 1, 2, 4, 8 and 16 emulated phones, and the runtime's CPU per step.
 
-    python bench/fleet.py [--repeat N] [--tasks-per-phone K] [--model-latency S] [--profile NAME]
+    python bench/fleet.py [--repeat N] [--tasks-per-phone K] [--model-latency S] [--profile NAME] [--sizes 1,2,4,8,16]
 
-Starts 8 emulated phones (``python -m ufo_mobile sim --port 0``, each a process of its own) behind a
+Starts 16 emulated phones (``python -m ufo_mobile sim --port 0``, each a process of its own) behind a
 private real adb server on 127.0.0.1, then runs the local engine's batch (``ufo_mobile.fleet``, the
-code behind ``python -m ufo_mobile batch``) in this process over the first 1, 2, 4 and 8 of them:
+code behind ``python -m ufo_mobile batch``) in this process over the first 1, 2, 4, 8 and 16 of them:
 K tasks per phone (the demo task, 4 steps) with the scripted model waiting S seconds (default 1) before
-every reply, a stand-in for a real model's latency. A warm-up batch over all 8 phones runs first
+every reply, a stand-in for a real model's latency. A warm-up batch over all the phones runs first
 (each phone's app labels are read from its APKs once, then cached).
 
 For each pool size it prints the median over N rounds of: steps per second, the scaling against one
@@ -44,7 +44,7 @@ from ufo_mobile.fleet.progress import Board, QuietView  # noqa: E402
 from ufo_mobile.shipped import CONFIG_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
-SIZES = (1, 2, 4, 8)
+SIZES = (1, 2, 4, 8, 16)
 DEMO_SCRIPT = CONFIG_DIR / "tasks" / "scripts" / "demo_wifi.yaml"
 
 
@@ -66,12 +66,15 @@ class Round:
         return 1000 * self.cpu / self.steps if self.steps else 0.0
 
 
-def start_phones(count: int, profile: str, folder: Path) -> tuple[list[subprocess.Popen[str]], list[str]]:
+def start_phones(count: int, profile: str, folder: Path, first_port: int = 0) -> tuple[list[subprocess.Popen[str]],
+                                                                                      list[str]]:
+    """``count`` emulated phones on free ports, or on ``first_port`` and the ports after it."""
     procs: list[subprocess.Popen[str]] = []
     serials: list[str] = []
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for _ in range(count):
-        proc = subprocess.Popen([sys.executable, "-m", "ufo_mobile", "sim", "--port", "0", "--profile", profile],
+    for n in range(count):
+        port = str(first_port + n if first_port else 0)
+        proc = subprocess.Popen([sys.executable, "-m", "ufo_mobile", "sim", "--port", port, "--profile", profile],
                                 cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, text=True)
         procs.append(proc)
@@ -107,11 +110,12 @@ def one_batch(task: Path, serials: list[str], tasks: int, adb_port: int, log_dir
 
 def report(rounds: dict[int, list[Round]], latency: float, profile: str) -> None:
     print(f"\nbatch throughput, local engine, emulated phones ({profile} profile) over a private adb server, "
-          f"scripted model waiting {latency:g} s per reply; medians of {len(rounds[SIZES[0]])} round(s)\n")
+          f"scripted model waiting {latency:g} s per reply; medians of {len(rounds[min(rounds)])} round(s)\n")
     print(f"{'phones':>6}  {'tasks':>5}  {'steps':>5}  {'finished':>8}  {'wall s':>7}  {'steps/s':>8}  "
           f"{'scaling':>7}  {'CPU ms/step':>11}  {'CPU of a core':>13}")
-    base = statistics.median(r.rate for r in rounds[SIZES[0]])
-    for size in SIZES:
+    sizes = sorted(rounds)
+    base = statistics.median(r.rate for r in rounds[sizes[0]])
+    for size in sizes:
         rs = rounds[size]
         rate = statistics.median(r.rate for r in rs)
         cpu_step = statistics.median(r.cpu_per_step_ms for r in rs)
@@ -119,9 +123,9 @@ def report(rounds: dict[int, list[Round]], latency: float, profile: str) -> None
         print(f"{size:>6}  {rs[0].tasks:>5}  {statistics.median(r.steps for r in rs):>5.0f}  "
               f"{min(r.finished for r in rs):>5}/{rs[0].tasks:<2}  {statistics.median(r.wall for r in rs):>7.1f}  "
               f"{rate:>8.2f}  {rate / base:>7.2f}  {cpu_step:>11.1f}  {100 * load:>12.0f}%")
-    one = rounds[SIZES[0]]
+    one = rounds[sizes[0]]
     step_seconds = statistics.median(r.wall / r.steps for r in one)  # one phone: the time of a step
-    cpu_step = statistics.median(r.cpu_per_step_ms for size in SIZES for r in rounds[size]) / 1000
+    cpu_step = statistics.median(r.cpu_per_step_ms for size in sizes for r in rounds[size]) / 1000
     print(f"\none phone makes a step every {step_seconds:.2f} s (model {latency:g} s + phone + runtime); the runtime "
           f"spends a median {1000 * cpu_step:.1f} ms of CPU per step,\nso one core drives about "
           f"{step_seconds / cpu_step:.0f} phones at this pace (CPU-bound beyond that; the phones and the adb server "
@@ -135,21 +139,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks-per-phone", type=int, default=2, metavar="K")
     parser.add_argument("--model-latency", type=float, default=1.0, metavar="S", help="seconds per scripted reply")
     parser.add_argument("--profile", default="pixel-14", help="the emulated phones' realism profile (see sim --help)")
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), metavar="N,N,...",
+                        help="the pool sizes, the first the one the others scale against (default 1,2,4,8,16)")
+    parser.add_argument("--ports", type=int, default=0, metavar="PORT",
+                        help="the adb server on PORT and the phones on the ports after it (default: free ports)")
     args = parser.parse_args(argv)
+    try:
+        sizes = tuple(int(n) for n in args.sizes.split(","))
+    except ValueError:
+        parser.error("--sizes: comma-separated numbers of phones")
     if args.repeat < 1 or args.tasks_per_phone < 1 or args.model_latency < 0:
         parser.error("--repeat and --tasks-per-phone must be at least 1, --model-latency at least 0")
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp, PrivateAdbServer() as server:
+    with tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp, PrivateAdbServer(port=args.ports or None) as server:
         folder = Path(tmp)
         os.environ["HOME"] = str(folder)  # the phones' label caches stay in the temporary folder
         task = write_task(folder, args.model_latency)
-        procs, serials = start_phones(max(SIZES), args.profile, folder)
+        procs, serials = start_phones(max(sizes), args.profile, folder, args.ports + 1 if args.ports else 0)
         try:
             warm = one_batch(task, serials, len(serials), server.port, folder / "logs")
             print(f"warm-up: {warm.finished}/{warm.tasks} tasks finished in {warm.wall:.1f} s", file=sys.stderr)
-            rounds: dict[int, list[Round]] = {size: [] for size in SIZES}
+            rounds: dict[int, list[Round]] = {size: [] for size in sizes}
             for n in range(args.repeat):
-                for size in SIZES:
+                for size in sizes:
                     rounds[size].append(one_batch(task, serials[:size], size * args.tasks_per_phone, server.port,
                                                   folder / "logs"))
                 print(f"  round {n + 1} of {args.repeat} done", file=sys.stderr)

@@ -11,13 +11,12 @@ Each command that runs tasks lives in a module of its own (``run_cmd``, ``replay
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import ufo_mobile
 from ufo_mobile.cli.common import (
@@ -37,10 +36,12 @@ from ufo_mobile.cli.common import (
     run_id,
 )
 from ufo_mobile.cli.config_cmd import add_config_parser, cmd_config
-from ufo_mobile.cli.console import Console, PipeSafeStream
 from ufo_mobile.cli.run_cmd import add_run_parser, cmd_run, run_at_terminal, run_overrides, run_settings
 from ufo_mobile.errors import ConfigError, RunWriteError, UIParseError
 from ufo_mobile.safe_text import json_printable, printable, printable_lines
+
+if TYPE_CHECKING:
+    from ufo_mobile.cli.console import Console
 
 __all__ = ["EXIT_FAIL", "EXIT_INTERRUPTED", "EXIT_OK", "EXIT_USAGE", "MODES", "PROVIDERS", "build_parser",
            "device_overrides", "fraction", "main", "on_a_real_phone", "port_number", "positive", "run_at_terminal",
@@ -134,6 +135,7 @@ def add_ui_parser(sub: Any) -> None:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    from ufo_mobile.cli.console import Console
     from ufo_mobile.core.trace import runs
     from ufo_mobile.report.setup import setup_of_run
 
@@ -196,6 +198,8 @@ def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
+    import asyncio
+
     from ufo_mobile.sim.phone.simphone import SimPhone
     from ufo_mobile.sim.servers.adb.daemon import serve
 
@@ -291,6 +295,8 @@ COMMANDS = {"run": cmd_run, "config": cmd_config, "report": cmd_report, "ui": cm
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     logging.getLogger("transitions").setLevel(logging.WARNING)
     args = build_parser().parse_args(argv)
+    from ufo_mobile.cli.console import PipeSafeStream  # after the parser: --help needs none of the runtime
+
     stream = cast(TextIO, PipeSafeStream(out or sys.stdout))
     try:
         return COMMANDS[args.command](args, stream)

@@ -10,12 +10,10 @@ task finished, 1 otherwise, 2 for a usage or configuration error, 128+N when sto
 from __future__ import annotations
 
 import argparse
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ufo_mobile.cli.common import EXIT_FAIL, err
-from ufo_mobile.cli.console import is_terminal
 from ufo_mobile.safe_text import printable
 from ufo_mobile.shipped import task_path
 
@@ -74,7 +72,10 @@ def options_of(args: argparse.Namespace) -> BatchOptions:
 
 
 def run_batch(args: argparse.Namespace, out: TextIO) -> int:
+    import asyncio
+
     # the fleet (and, for --engine ray, Ray) is imported only when a batch runs
+    from ufo_mobile.cli.console import is_terminal
     from ufo_mobile.fleet.batch import BatchRun, exit_code, prepare
     from ufo_mobile.fleet.progress import Board, LiveView, PlainView, QuietView
     from ufo_mobile.fleet.ray_engine import RayEngine

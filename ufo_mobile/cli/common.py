@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.safe_text import printable
-from ufo_mobile.settings import Settings
+
+if TYPE_CHECKING:
+    from ufo_mobile.settings import Settings
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 PROVIDERS = ("openai", "azure", "openai_compatible", "scripted")  # model.kind, for --provider

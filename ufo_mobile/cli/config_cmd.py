@@ -8,14 +8,17 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 from ufo_mobile import shipped
 from ufo_mobile.cli.common import EXIT_OK, EXIT_USAGE, MODES, PROVIDERS, device_overrides, err, model_overrides
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.safe_text import printable
-from ufo_mobile.settings import ENV_KEYS, Merged, task_layers, user_config_path, user_layers, write_starter
+from ufo_mobile.settings import ENV_KEYS, user_config_path, write_starter  # light: no pydantic
+
+if TYPE_CHECKING:
+    from ufo_mobile.settings import Merged
 
 MASK = "********"
 
@@ -83,6 +86,8 @@ def _overrides(args: argparse.Namespace) -> dict[str, Any]:
 def show_settings(args: argparse.Namespace, out: TextIO) -> int:
     """Print the settings in force, a ``key: value  # source`` line per key, secrets masked; when
     they do not load, why (on stderr, exit 2)."""
+    from ufo_mobile.settings import task_layers, user_layers
+
     path = user_config_path()
     state = "" if path.is_file() else " (no such file; python -m ufo_mobile config --init writes a starter)"
     print(f"# user config: {printable(str(path))}{state}", file=out)

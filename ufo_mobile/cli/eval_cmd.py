@@ -16,42 +16,27 @@ by signal N (the records of every run that ended are kept).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import fnmatch
 import secrets
 import signal
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
-
-from rich.console import Console as RichConsole
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ufo_mobile.cli.common import EXIT_FAIL, EXIT_OK, MODES, PROVIDERS, err, fraction, model_overrides, positive
-from ufo_mobile.cli.console import is_terminal
-from ufo_mobile.core.session import install_stop_signals
 from ufo_mobile.errors import ConfigError, RunWriteError
-from ufo_mobile.eval import SuiteTask, load_suite, load_task, oracle_model
-from ufo_mobile.eval.campaign import BUILTIN_MODELS, BuiltinModel, Campaign, plan
-from ufo_mobile.eval.live import REASON_LIMIT, EvalBoard, LiveView, PlainView, QuietView
-from ufo_mobile.eval.page import PAGE_FILE, write_compare_page, write_eval_page
-from ufo_mobile.eval.results import (
-    Comparison,
-    ResultsWriter,
-    Summary,
-    Totals,
-    compare,
-    is_interrupted,
-    read_results,
-    summarize,
-    write_summary,
-)
-from ufo_mobile.eval.table import Grid, show
-from ufo_mobile.report.setup import describe_setup
 from ufo_mobile.safe_text import printable
-from ufo_mobile.settings import Settings, load_base_settings
 from ufo_mobile.shipped import suite_path
+
+if TYPE_CHECKING:  # the evaluation is imported when the command runs: the parser (and --help) needs none of it
+    from rich.console import Console as RichConsole
+
+    from ufo_mobile.eval import SuiteTask
+    from ufo_mobile.eval.campaign import BuiltinModel, Campaign
+    from ufo_mobile.eval.results import Comparison, Summary, Totals
+    from ufo_mobile.eval.table import Grid
+    from ufo_mobile.settings import Settings
 
 #: The evaluation stopped because a write failed (a full or read-only disk); not the agent's score.
 EXIT_CANNOT_WRITE = 3
@@ -99,6 +84,13 @@ def add_eval_parser(sub: Any) -> None:
 
 
 def run_eval(args: argparse.Namespace, out: TextIO) -> int:
+    import asyncio
+
+    from ufo_mobile.eval import oracle_model
+    from ufo_mobile.eval.campaign import Campaign, plan
+    from ufo_mobile.eval.live import EvalBoard, LiveView, PlainView, QuietView
+    from ufo_mobile.eval.results import ResultsWriter
+
     console = _console(out)
     if args.compare is not None:
         if args.suite:
@@ -149,6 +141,9 @@ def end_eval(console: RichConsole, campaign: Campaign, records: list[dict[str, A
              results: Path, *, min_success: float | None) -> int:
     """Write ``summary.json`` (``meta`` and the scores) next to ``results`` (the ``results.jsonl``),
     print the table, the scores and how the evaluation ended; the exit code."""
+    from ufo_mobile.eval.page import write_eval_page
+    from ufo_mobile.eval.results import summarize, write_summary
+
     summary = summarize(records) if records else None
     summary_error = page_error = page = None
     if summary is None:
@@ -189,6 +184,8 @@ def end_eval(console: RichConsole, campaign: Campaign, records: list[dict[str, A
 def cannot_write_line(first: RunWriteError | None, summary_error: RunWriteError | None, ended: bool,
                       page_error: RunWriteError | None = None) -> str:
     """The one line that says what could not be written, and whether ``summary.json`` (and ``eval.html``) was."""
+    from ufo_mobile.eval.page import PAGE_FILE
+
     parts = [printable(str(first))] if first is not None else []
     if page_error is not None:
         parts.append(f"{PAGE_FILE} could not be written: {printable(str(page_error))}")
@@ -203,6 +200,8 @@ def cannot_write_line(first: RunWriteError | None, summary_error: RunWriteError 
 
 async def _run(campaign: Campaign) -> list[dict[str, Any]]:
     """The campaign, with SIGINT/SIGTERM/SIGHUP stopping it (a second one abandons the runs' steps)."""
+    from ufo_mobile.core.session import install_stop_signals
+
     restore = install_stop_signals(campaign.stop, lambda signum: campaign.abandon())
     try:
         return await campaign.run()
@@ -212,6 +211,8 @@ async def _run(campaign: Campaign) -> list[dict[str, Any]]:
 
 def load_tasks(paths: Sequence[Path]) -> list[SuiteTask]:
     """The tasks of suite folders and task files, in order, each once."""
+    from ufo_mobile.eval import load_suite, load_task
+
     tasks: dict[str, SuiteTask] = {}
     for path in paths:
         found = load_suite(path) if path.is_dir() else [load_task(path)] if path.is_file() else None
@@ -237,6 +238,9 @@ def select(tasks: list[SuiteTask], patterns: str | None) -> list[SuiteTask]:
 
 def eval_settings(args: argparse.Namespace) -> tuple[BuiltinModel | None, Settings]:
     """The built-in model asked for (if any), and the settings every run starts from."""
+    from ufo_mobile.eval.campaign import BUILTIN_MODELS
+    from ufo_mobile.settings import load_base_settings
+
     builtin: BuiltinModel | None = args.model if args.model in BUILTIN_MODELS else None
     overrides: dict[str, Any] = {"device": {"kind": "sim"}}
     if builtin is not None:
@@ -262,12 +266,17 @@ def eval_settings(args: argparse.Namespace) -> tuple[BuiltinModel | None, Settin
 
 def eval_setup(settings: Settings, builtin: BuiltinModel | None) -> str:
     """The line that says what the runs ran with (``report/setup.py``): mode, phone, model."""
+    from ufo_mobile.report.setup import describe_setup
+
     model = {"oracle": "oracle (each task's own reply script)", "give-up": "give-up (a model that fails at once)"}
     return describe_setup(settings.model_dump(mode="json"), model=model[builtin] if builtin is not None else None)
 
 
 def run_compare(console: RichConsole, a: Path, b: Path) -> int:
     """``--compare A B``: the comparison printed, and its page written in B's directory."""
+    from ufo_mobile.eval.page import write_compare_page
+    from ufo_mobile.eval.results import compare, read_results
+
     records_a, records_b = read_results(a), read_results(b)
     comparison = compare(records_a, records_b)
     print_comparison(console, comparison, a, b)
@@ -289,6 +298,10 @@ def eval_dir(log_dir: Path, suite: Path) -> Path:
 def _console(out: TextIO) -> RichConsole:
     """A rich console on ``out``: colours and tables only on a terminal; elsewhere plain lines that are
     never wrapped (``soft_wrap``), whatever the width (``COLUMNS``) says."""
+    from rich.console import Console as RichConsole
+
+    from ufo_mobile.cli.console import is_terminal
+
     tty = is_terminal(out)
     return RichConsole(file=out, force_terminal=tty, highlight=False, markup=False, emoji=False, soft_wrap=not tty)
 
@@ -299,6 +312,10 @@ def _cost(value: float | None) -> str:
 
 def results_grid(records: list[dict[str, Any]], summary: Summary) -> Grid:
     """The results table: a row per run (its run id shown in the plain form only), and the totals."""
+    from ufo_mobile.eval.live import REASON_LIMIT
+    from ufo_mobile.eval.results import is_interrupted
+    from ufo_mobile.eval.table import Grid
+
     t = summary.totals
     grid = Grid(["task", "seed", "kind", "outcome", "check", "steps", "time", "tokens", "cost", "run"],
                 footer=["total", "", "", "", f"{t.passed}/{t.ended}", str(t.steps), f"{t.seconds:.1f}s",
@@ -318,6 +335,11 @@ def results_grid(records: list[dict[str, Any]], summary: Summary) -> Grid:
 
 
 def print_results(console: RichConsole, records: list[dict[str, Any]], summary: Summary) -> None:
+    from rich.text import Text
+
+    from ufo_mobile.eval.results import is_interrupted
+    from ufo_mobile.eval.table import show
+
     show(console, results_grid(records, summary), "results")
     failed = [r for r in records if not r["passed"] and not is_interrupted(r)]
     for r in failed:
@@ -356,6 +378,10 @@ def _steps(t: Totals | None) -> str:
 
 
 def print_comparison(console: RichConsole, comparison: Comparison, a: Path, b: Path) -> None:
+    from rich.text import Text
+
+    from ufo_mobile.eval.table import Grid, show
+
     grid = Grid(["task", "A", "B", "change", "steps A", "steps B"], right=frozenset({1, 2, 4, 5}))
     for change in comparison.tasks:
         delta = change.delta

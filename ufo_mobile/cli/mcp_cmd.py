@@ -13,7 +13,6 @@ else (logs, the ready line) goes to standard error.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import signal
 import socket
 import sys
@@ -23,12 +22,12 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ufo_mobile.cli.common import EXIT_OK, err
 from ufo_mobile.errors import ConfigError, DeviceError
 from ufo_mobile.safe_text import printable
-from ufo_mobile.settings import DeviceSettings, user_layers
 
 if TYPE_CHECKING:
     from ufo_mobile.host.mcp.limits import SessionLimits
     from ufo_mobile.host.mcp.server import Listening
     from ufo_mobile.host.mcp.state import MobileServerState
+    from ufo_mobile.settings import DeviceSettings
 
 DEVICE_KEY = "--device"
 TOKEN_ENV = "UFO_MOBILE_MCP_TOKEN"
@@ -56,6 +55,7 @@ def add_mcp_parser(sub: Any) -> None:
     """The ``mcp`` command's arguments (``sub``: the command line's subparsers)."""
     from ufo_mobile.cli.common import port_number, positive
     from ufo_mobile.host.mcp.limits import SessionLimits
+    from ufo_mobile.settings import DeviceSettings
 
     limits = SessionLimits()
 
@@ -108,6 +108,7 @@ def device_settings(args: argparse.Namespace) -> DeviceSettings:
         ConfigError: a spec that names no single phone, or flags that contradict it.
     """
     from ufo_mobile.fleet.devices import parse_item
+    from ufo_mobile.settings import DeviceSettings, user_layers
 
     spec: str | None = args.device
     common: dict[str, Any] = {"command_timeout_seconds": args.timeout}
@@ -187,6 +188,8 @@ def stderr_logger() -> Any:
 
 
 def run_mcp(args: argparse.Namespace, out: TextIO) -> int:
+    import asyncio
+
     try:
         import mcp  # noqa: F401  (an optional dependency: the 'host' extra)
     except ImportError:
@@ -241,6 +244,8 @@ async def _serve_until_signal(state: MobileServerState, groups: tuple[str, ...],
                               sockets: dict[str, list[socket.socket]], ready: Callable[[Listening], None], *,
                               limits: SessionLimits, token: str | None) -> None:
     """Serve until Ctrl-C or SIGTERM asks to stop (then the phone is closed and this returns)."""
+    import asyncio
+
     from ufo_mobile.host.mcp.server import serve
 
     stop = asyncio.Event()

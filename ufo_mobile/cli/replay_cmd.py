@@ -15,13 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ufo_mobile.cli.common import device_overrides, fraction, on_a_real_phone
-from ufo_mobile.cli.operator import TerminalOperator
 from ufo_mobile.cli.run_cmd import run_at_terminal
-from ufo_mobile.core.session import Session
-from ufo_mobile.core.trace import runs
-from ufo_mobile.replay import NoModel, ReplayPlan, load_trajectory
-from ufo_mobile.report.setup import REPLAY_ONLY
-from ufo_mobile.settings import settings_of_run
 
 
 def add_replay_parser(sub: Any) -> None:
@@ -59,6 +53,14 @@ def replay_overrides(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_replay(args: argparse.Namespace, out: TextIO) -> int:
+    # the runtime is imported here, when the command runs: the parser (and --help) needs none of it
+    from ufo_mobile.cli.operator import TerminalOperator
+    from ufo_mobile.core.session import Session
+    from ufo_mobile.core.trace import runs
+    from ufo_mobile.replay import NoModel, ReplayPlan, load_trajectory
+    from ufo_mobile.report.setup import REPLAY_ONLY
+    from ufo_mobile.settings import settings_of_run
+
     run_dir: Path = args.run_dir
     trajectory = load_trajectory(run_dir)  # ConfigError: not a run directory, still going, nothing to replay
     settings = settings_of_run(runs.read_run(run_dir), overrides=replay_overrides(args),

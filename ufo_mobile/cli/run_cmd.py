@@ -5,11 +5,10 @@ when it fails, 128+N when signal N stopped it. What TASK is: ``task_or_goal``.""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ufo_mobile.cli.common import (
     EXIT_FAIL,
@@ -22,16 +21,12 @@ from ufo_mobile.cli.common import (
     on_a_real_phone,
     run_id,
 )
-from ufo_mobile.cli.console import Console
-from ufo_mobile.cli.goal import ask_yes_no, task_or_goal
-from ufo_mobile.cli.live import follow, show_progress, view_for
-from ufo_mobile.cli.operator import TerminalOperator
-from ufo_mobile.core.device.choice import choose_device
-from ufo_mobile.core.session import RunResult, Session
 from ufo_mobile.errors import ConfigError, RunWriteError
-from ufo_mobile.report.setup import describe_setup
 from ufo_mobile.safe_text import printable
-from ufo_mobile.settings import Loaded, Settings, load_goal, load_task, settings_of_run, user_config_path
+
+if TYPE_CHECKING:  # the runtime is imported when a command runs: the parser (and --help) needs none of it
+    from ufo_mobile.core.session import RunResult, Session
+    from ufo_mobile.settings import Loaded, Settings
 
 
 def add_run_parser(sub: Any) -> None:
@@ -101,6 +96,10 @@ def exit_code(result: RunResult) -> int:
 
 
 def cmd_run(args: argparse.Namespace, out: TextIO) -> int:
+    from ufo_mobile.cli.goal import ask_yes_no
+    from ufo_mobile.cli.operator import TerminalOperator
+    from ufo_mobile.core.session import Session
+
     at_terminal = sys.stdin is not None and sys.stdin.isatty()
     settings = run_settings(args, ask=ask_yes_no if at_terminal else None)
     # a person at a terminal can take over the phone and approve actions; without one, nobody can
@@ -114,6 +113,9 @@ def run_settings(args: argparse.Namespace, *, ask: Callable[[str], bool] | None 
     """The settings ``run`` runs with: the goal's or the task file's (or, with ``--resume``, the
     run's), with the command line's options over them, on the phone ``choose_device`` settles
     (``ask``: a yes/no question to the person at the terminal, None when there is nobody)."""
+    from ufo_mobile.core.device.choice import choose_device
+    from ufo_mobile.settings import settings_of_run, user_config_path
+
     if args.resume is not None:
         if args.task is not None:
             raise ConfigError("give a task file or --resume RUN_DIR, not both", key="--resume")
@@ -139,6 +141,9 @@ def load_run(args: argparse.Namespace) -> Loaded:
         ConfigError: no such task file, or settings that do not load; a goal with no model named
             anywhere says how to name one.
     """
+    from ufo_mobile.cli.goal import task_or_goal
+    from ufo_mobile.settings import load_goal, load_task
+
     task_file, goal = task_or_goal(args.task)
     if task_file is not None:
         return load_task(task_file, config_path=args.config, overrides=run_overrides(args))
@@ -155,6 +160,12 @@ def run_at_terminal(session: Session, title: str, out: TextIO, *, quiet: bool, m
     """Run ``session``, printing its header (``title``, then the mode, phone and model of the settings
     in force; ``model`` names the model instead), what each step in flight does and a line per step
     unless ``quiet``, then the summary and where the report is; the exit code of ``run``."""
+    import asyncio
+
+    from ufo_mobile.cli.console import Console
+    from ufo_mobile.cli.live import follow, show_progress, view_for
+    from ufo_mobile.report.setup import describe_setup
+
     console = Console(out, session.redactor)
     # what a step in flight is doing, live (cli/live.py)
     view = view_for(console, quiet=quiet, show_agent=session.settings.mode == "reasoning")

@@ -13,17 +13,18 @@ Exit 2 for a usage or configuration error (one line).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import socket
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ufo_mobile.cli.common import EXIT_OK, MODES, PROVIDERS, err, model_overrides, port_number, positive
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.safe_text import printable
 from ufo_mobile.secret_env import take
-from ufo_mobile.settings import Settings, load_settings, load_user_settings
 from ufo_mobile.shipped import task_path
+
+if TYPE_CHECKING:
+    from ufo_mobile.settings import Settings
 
 TOKEN_ENV = "UFO_MOBILE_SERVE_TOKEN"
 DEFAULT_PORT = 5000  # UFO's own server's
@@ -81,6 +82,8 @@ def base_settings(args: argparse.Namespace) -> Settings:
     Raises:
         ConfigError: the file, or no model to run tasks with.
     """
+    from ufo_mobile.settings import load_settings, load_user_settings
+
     overrides: dict[str, Any] = {"task": PLACEHOLDER_TASK}
     model = model_overrides(args)
     if model:
@@ -117,6 +120,8 @@ def token_from_env(name: str = TOKEN_ENV) -> str | None:
 
 
 def run_serve(args: argparse.Namespace, out: TextIO) -> int:
+    import asyncio
+
     from ufo_mobile.fleet.devices import parse_devices, resolve
 
     try:

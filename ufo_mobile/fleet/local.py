@@ -7,6 +7,7 @@ from pathlib import Path
 from ufo_mobile.core.session import RunGroup
 from ufo_mobile.fleet.devices import Phone, probe
 from ufo_mobile.fleet.jobs import Job, Outcome
+from ufo_mobile.fleet.memory import bound_malloc
 from ufo_mobile.fleet.runner import run_job
 from ufo_mobile.fleet.scheduler import EventSink
 
@@ -20,6 +21,7 @@ class LocalEngine:
         self.log_dir = log_dir
         self.probe_timeout = probe_timeout
         self._runs = RunGroup()
+        bound_malloc()  # many runs in this process: two malloc arenas at most (memory.py)
 
     async def run(self, job: Job, phone: Phone, on_event: EventSink) -> Outcome:
         """Run ``job`` on ``phone`` in this process; how it ended."""
