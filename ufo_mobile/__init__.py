@@ -14,8 +14,9 @@ parts of a run.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ufo_mobile.lazy import lazy_names
 
 __version__ = "0.1.0"
 
@@ -94,15 +95,5 @@ if TYPE_CHECKING:  # what the type checker and editors see; at run time __getatt
     from ufo_mobile.settings import Settings, load_settings
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name (``ufo_mobile.run``, ``ufo_mobile.Session``, ...) on first use."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ufo_mobile' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # the next use finds it directly
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_WHERE])
+# each name is imported on first use (ufo_mobile/lazy.py)
+__getattr__, __dir__ = lazy_names(__name__, _WHERE, globals())

@@ -16,8 +16,9 @@ Each name is imported when first used, so the light ones (``user_config_path``, 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ufo_mobile.lazy import lazy_names
 
 # light, and named as its module is: imported now, so that importing the module later does not put the
 # module where the function is
@@ -133,15 +134,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import a public name (``Settings``, ``load_task``, ...) on first use."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ufo_mobile.settings' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # the next use finds it directly
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_WHERE])
+# each name is imported on first use (ufo_mobile/lazy.py)
+__getattr__, __dir__ = lazy_names(__name__, _WHERE, globals())
