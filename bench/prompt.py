@@ -13,7 +13,15 @@ and, for every model call, counts:
   only the image side and the dynamic user text of UFO are counted, and the table says so.
 
 Prints one row per step with the ratios ours / UFO, the totals, and the goal: at most 1/4 of UFO's
-image tokens. ``python bench/prompt.py [--ufo-repo PATH] [--json OUT]``
+image tokens.
+
+Then the whole step against DroidRun's text-only step (``bench/_droidrun_step.py``): per call of the
+demo, and for one first step per real dump (``--dumps DIR``, default ``../shared/data/ui_dumps`` next
+to the repository; skipped when absent), our system / history / user text and reply schema tokens
+next to DroidRun's same parts, rendered by its own code in a throwaway venv (built on first use;
+``--no-droidrun`` or no network: its side is printed as unavailable), with the goal: at most 0.5x.
+``python bench/prompt.py [--ufo-repo PATH] [--dumps DIR] [--droidrun-venv PATH | --no-droidrun]
+[--json OUT]``
 """
 
 from __future__ import annotations
@@ -22,9 +30,10 @@ import argparse
 import asyncio
 import io
 import json
+import logging
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +43,20 @@ from PIL import Image
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _droidrun_env import BenchError  # noqa: E402
+from _droidrun_step import (  # noqa: E402
+    FULL_VENV,
+    Parts,
+    droidrun_parts,
+    ensure_venv,
+    median_or_none,
+    our_parts,
+    print_table,
+    turns_of,
+    verdict,
+)
+from _droidrun_step import ratio as step_ratio  # noqa: E402
+from _real_screens import first_step  # noqa: E402
 from _tokens import ENCODING, TokenizerUnavailable, load_counter  # noqa: E402
 from _ufo_prompt import UfoPrompter, ufo_apps, ufo_controls  # noqa: E402
 
@@ -43,10 +66,12 @@ from ufo_mobile.core.llm.image_tokens import image_tokens  # noqa: E402
 from ufo_mobile.core.llm.scripted import ScriptedModel  # noqa: E402
 from ufo_mobile.core.memory.messages import ChatMessage, ImagePart  # noqa: E402
 from ufo_mobile.core.session import Session  # noqa: E402
+from ufo_mobile.errors import UIParseError  # noqa: E402
 from ufo_mobile.settings import load_settings  # noqa: E402
 from ufo_mobile.shipped import CONFIG_DIR  # noqa: E402
 
 DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
+REAL_DUMPS = ROOT.parent / "shared" / "data" / "ui_dumps"
 UFO_IMAGE = (1080, 2400)  # UFO sends the screenshots at full size
 
 
@@ -93,10 +118,16 @@ class Measuring(ScriptedModel):
         super().__init__(script.script, name=script.name)
         self.tap, self.count, self.ufo, self.request = tap, count, ufo, request
         self.steps: list[Step] = []
+        self.parts: list[Parts] = []  # our whole step, by part (text parts and the reply schema)
+        self.screens: list[dict[str, Any]] = []  # each call's dump and earlier turns, for DroidRun's side
+        self.schemas: list[dict[str, Any] | None] = []  # the reply schema each call was given
         self.replies: list[dict[str, Any]] = []
 
     async def complete(self, messages: Sequence[ChatMessage], *, schema: dict[str, Any] | None = None) -> Any:
         self.steps.append(self.measure(messages, len(self.steps) + 1))
+        self.parts.append(our_parts(messages, schema, self.count))
+        self.schemas.append(schema)
+        self.screens.append({"dump": self.tap.last_dump, "turns": turns_of(messages)})
         completion = await super().complete(messages, schema=schema)
         self.replies.append(json.loads(completion.text))
         return completion
@@ -127,6 +158,11 @@ class Measuring(ScriptedModel):
 
 
 def run_demo(count: Callable[[str], int], ufo: UfoPrompter | None) -> list[Step]:
+    return demo_model(count, ufo).steps
+
+
+def demo_model(count: Callable[[str], int], ufo: UfoPrompter | None) -> Measuring:
+    """The demo run's measuring model, after the run: its steps, parts and screens."""
     with tempfile.TemporaryDirectory(prefix="ufo-mobile-prompt-bench-") as logs:
         settings = load_settings(DEMO, overrides={"logs": {"dir": logs}})
         assert settings.model.script is not None
@@ -135,7 +171,7 @@ def run_demo(count: Callable[[str], int], ufo: UfoPrompter | None) -> list[Step]
         result = asyncio.run(Session(settings, device=tap, model=model).run())
         if result.status != "FINISH":
             raise SystemExit(f"prompt bench: the demo did not finish: {result.reason}")
-    return model.steps
+    return model
 
 
 def ratio(ours: int, theirs: int) -> str:
@@ -163,12 +199,87 @@ def report(steps: list[Step], ufo_note: str) -> None:
     print(f"\n  {verdict}  our image tokens <= 1/4 of UFO's: {image_ratio:.3f} ({totals[1]} / {totals[3]})")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ufo-repo", type=Path, metavar="PATH",
                         help="a clone of microsoft/UFO (work tree or bare git directory) to read its prompts from")
+    parser.add_argument("--dumps", type=Path, default=REAL_DUMPS, metavar="DIR",
+                        help=f"real uiautomator dumps (*.xml) for the second DroidRun table (default {REAL_DUMPS})")
+    parser.add_argument("--droidrun-venv", type=Path, default=FULL_VENV, metavar="PATH",
+                        help=f"throwaway venv with mobilerun and its dependencies, built if needed "
+                        f"(default {FULL_VENV})")
+    parser.add_argument("--no-droidrun", action="store_true", help="skip DroidRun's side (ours is still printed)")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write every figure to OUT as JSON")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def real_steps(directory: Path, count: Callable[[str], int]) -> list[tuple[str, Parts, str]]:
+    """Our first call on every real dump in ``directory``: (name, parts, xml); none when it is absent."""
+    if not directory.is_dir():
+        print(f"real dumps: skipped, {directory} not found (pass --dumps DIR)")
+        return []
+    steps = []
+    for path in sorted(directory.glob("*.xml")):
+        try:
+            step = first_step(DEMO, path)
+        except (UIParseError, ValueError) as exc:
+            print(f"  ours failed on {path.name}: {exc}")
+            continue
+        steps.append((step.dump, our_parts(step.messages, step.schema, count), step.xml))
+    return steps
+
+
+def droidrun_side(args: argparse.Namespace, runs: list[dict[str, Any]],
+                  count: Callable[[str], int]) -> tuple[list[list[Parts | str]] | None, str]:
+    """DroidRun's parts per step of every run, or None and why not."""
+    if args.no_droidrun:
+        return None, "unavailable: --no-droidrun"
+    try:
+        python, note = ensure_venv(args.droidrun_venv)
+        return droidrun_parts(python, runs, count), note
+    except BenchError as exc:
+        return None, f"unavailable: {exc}"
+
+
+def compare_droidrun(args: argparse.Namespace, model: Measuring, count: Callable[[str], int]) -> dict[str, Any]:
+    """The whole step (schema included) against DroidRun's text-only step: the demo, then real dumps."""
+    real = real_steps(args.dumps, count)
+    goal = {"goal": model.request}
+    runs = [{**goal, "steps": model.screens}, *({**goal, "steps": [{"dump": xml, "turns": []}]} for _, _, xml in real)]
+    peer, note = droidrun_side(args, runs, count)
+    theirs: list[list[Parts | str]] = peer if peer is not None else [[""] * len(run["steps"]) for run in runs]
+    print(f"\nWhole step against DroidRun's text-only step (mobilerun FastAgent, XML tool calls, vision off; "
+          f"same goal, same screens): {note}")
+    print("ours: text parts as sent plus the reply schema as compact JSON, once per call (what a provider that "
+          "bills the schema as prompt text counts); DroidRun sends no schema\n")
+    demo_rows: list[tuple[str, Parts, Parts | str]] = [
+        (str(i), ours, peer_step) for i, (ours, peer_step) in enumerate(zip(model.parts, theirs[0], strict=True), 1)]
+    demo_rows.append(("all", summed(r[1] for r in demo_rows), summed_or_gap(r[2] for r in demo_rows)))
+    print_table("the demo run (simulated screens), per call:", demo_rows)
+    all_ratio = step_ratio(demo_rows[-1][1], demo_rows[-1][2])
+    print(verdict("the demo run, all calls", all_ratio))
+    real_rows = [(name, ours, peer_step[0]) for (name, ours, _), peer_step in zip(real, theirs[1:], strict=True)]
+    real_ratios: list[float] = []
+    if real_rows:
+        real_ratios = print_table(f"\nreal dumps ({len(real_rows)}, {args.dumps}), one first step each:", real_rows)
+        print(verdict(f"real dumps, median of {len(real_ratios)}", median_or_none(real_ratios)))
+    return {"note": note, "demo": [(n, asdict(o), asdict(t) if isinstance(t, Parts) else t) for n, o, t in demo_rows],
+            "real": [(n, asdict(o), asdict(t) if isinstance(t, Parts) else t) for n, o, t in real_rows]}
+
+
+def summed(parts: Iterable[Parts]) -> Parts:
+    items = list(parts)
+    return Parts(*(sum(getattr(p, f) for p in items) for f in ("system", "history", "user", "schema")))
+
+
+def summed_or_gap(parts: Iterable[Parts | str]) -> Parts | str:
+    items = list(parts)
+    return summed(p for p in items if isinstance(p, Parts)) if all(isinstance(p, Parts) for p in items) else ""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.getLogger("fontTools").setLevel(logging.ERROR)  # its subsetter's notes are not the bench's output
     try:
         count = load_counter()
     except TokenizerUnavailable as exc:
@@ -183,10 +294,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         note = (f"prompts read from {args.ufo_repo} (tool list rendered one block per tool; blackboard = "
                 "earlier replies as JSON)")
-    steps = run_demo(count, ufo)
-    report(steps, note)
+    model = demo_model(count, ufo)
+    report(model.steps, note)
+    droidrun = compare_droidrun(args, model, count)
     if args.json is not None:
-        args.json.write_text(json.dumps([asdict(s) for s in steps], indent=2))
+        args.json.write_text(json.dumps({"ufo": [asdict(s) for s in model.steps], "droidrun": droidrun}, indent=2))
     return 0
 
 
