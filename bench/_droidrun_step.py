@@ -170,11 +170,11 @@ def print_table(title: str, rows: Sequence[tuple[str, Parts, Parts | str]]) -> l
 
 
 def verdict(label: str, value: float | None) -> str:
-    """The goal line: our whole step against DroidRun's text-only step."""
+    """The goal line: our whole step against DroidRun's text-only step (``label`` says over what)."""
+    goal = f"whole step (schema included) <= {GOAL_RATIO}x DroidRun's text-only step"
     if value is None:
-        return f"  n/a   whole step (schema included) <= {GOAL_RATIO}x DroidRun's text-only step ({label}): unavailable"
-    mark = "PASS" if value <= GOAL_RATIO else "MISS"
-    return f"  {mark}  whole step (schema included) <= {GOAL_RATIO}x DroidRun's text-only step ({label}): {value:.3f}"
+        return f"  n/a   {goal}: unavailable ({label})"
+    return f"  {'PASS' if value <= GOAL_RATIO else 'MISS'}  {goal}: {value:.3f} ({label})"
 
 
 def median_or_none(values: Sequence[float]) -> float | None:
