@@ -33,7 +33,7 @@ def test_prints_the_indexed_text_and_annotates_the_real_screenshot(tmp_path: Pat
     code, out = run("ui", str(dump), "--screenshot", str(shot), "--annotate", str(tmp_path / "a.png"))
     assert code == 0
     assert out.startswith("App com.google.android.permissioncontroller, screen 1080x2400 px")
-    assert '7 Button "Don’t allow" click [133,1752,947,1857]' in out
+    assert '7 Button "Don’t allow" click @540,1804' in out  # the centre of [133,1752,947,1857]
     with Image.open(tmp_path / "a.png") as image, Image.open(shot) as original:
         assert image.size == original.size
         assert image.tobytes() != original.convert(image.mode).tobytes()

@@ -73,7 +73,7 @@ async def test_after_an_action_waits_until_two_dumps_agree() -> None:
     # moved (+ screenshot), check disagrees; one interval; settled (+ screenshot), check agrees
     assert ctx.observation.stability == {"checked": True, "stable": True, "dumps": 4, "waited_seconds": 0.25}
     assert clock.sleeps == [0.25] and driver.dumps == 4
-    assert "[0,200,1080,400]" in ctx.observation.ui_state.formatted_text  # the settled position
+    assert "@540,300" in ctx.observation.ui_state.formatted_text  # the settled position ([0,200,1080,400])
 
 
 async def test_a_screen_that_never_settles_is_used_after_the_timeout() -> None:
@@ -86,7 +86,7 @@ async def test_a_screen_that_never_settles_is_used_after_the_timeout() -> None:
     # interval and observes again; the check at t=1.0 is the last: 1 + 4 * 2 + 1 dumps
     assert ctx.observation.stability == {"checked": True, "stable": False, "dumps": 10, "waited_seconds": 1.0}
     assert clock.sleeps == [0.25] * 4 and clock.now == 1.0 and driver.dumps == 10
-    assert "[0,260,1080,460]" in ctx.observation.ui_state.formatted_text  # the last full observation is used
+    assert "@540,360" in ctx.observation.ui_state.formatted_text  # the last full observation ([0,260,1080,460])
 
 
 async def test_the_time_spent_dumping_counts_towards_the_settle_timeout() -> None:

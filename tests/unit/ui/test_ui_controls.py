@@ -219,7 +219,7 @@ def test_rotated_dump_keeps_the_dump_orientation(load_dump: LoadDump) -> None:
 
 def test_russian_and_chinese_text_intact(load_dump: LoadDump) -> None:
     avito = build_ui_state(load_dump("avito__first_screen.xml"), observation_id="o")
-    assert 'TextView "Все регионы, радиус" [27,285,495,363]' in avito.formatted_text
+    assert '\n29 TextView "Все регионы, радиус"\n' in avito.formatted_text
     assert "Уведомлять о новых" in {c.label for c in avito.elements}
     futu = build_ui_state(load_dump("futu-graber__87112bc_window_dump.xml"), observation_id="o")
     assert '"参考成交价 200.040"' in futu.formatted_text

@@ -2,7 +2,7 @@
 
 Controls are addressed by the index the model saw in the screen text, for the observation in
 ``ctx``; an optional ``text`` is checked against the control (and the controls inside it), which
-catches a model that read the wrong line. Coordinates are screen pixels, like the control bounds;
+catches a model that read the wrong line. Coordinates are screen pixels, like the places in the screen list;
 a point off the screen is a failed action. Text goes to the driver verbatim, never through a shell.
 Actions never change the shared state: ``remember`` and ``complete`` return what should change.
 """

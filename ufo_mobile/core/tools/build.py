@@ -20,7 +20,7 @@ from ufo_mobile.core.ui.provider import StateProvider
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.settings import Settings, ToolSettings, import_callable
 
-_PIXELS = "in screen pixels, like the control bounds"
+_PIXELS = "in screen pixels, like the places in the screen list"
 
 #: name, function, argument model, capabilities needed, description
 _BUILTINS: tuple[tuple[str, Callable[..., Any], type[BaseModel], frozenset[str] | None, str], ...] = (
