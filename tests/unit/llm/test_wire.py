@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import base64
+import json
 from types import SimpleNamespace as NS
 from typing import Any
 
 import pytest
 
 from ufo_mobile.core.llm.reply import AgentReply
-from ufo_mobile.core.llm.wire import WireReply, json_schema_format, read_reply, to_openai_messages
+from ufo_mobile.core.llm.wire import WireReply, bare_schema, json_schema_format, read_reply, to_openai_messages
 from ufo_mobile.core.memory.messages import ChatMessage, ImagePart, TextPart
+from ufo_mobile.core.processors.llm_interaction import reply_schema
+from ufo_mobile.core.tools.build import register_builtin_tools
+from ufo_mobile.core.tools.registry import ToolRegistry
 
 PNG = b"\x89PNG\r\n\x1a\nfake"
 
@@ -77,3 +81,28 @@ def test_odd_replies_are_empty_text_not_crashes() -> None:
     for broken in (None, [1, 2], NS(choices=None)):
         with pytest.raises(ValueError, match="not a chat completion"):
             read_reply(broken)
+
+
+def test_a_bare_schema_keeps_what_a_decoder_needs_and_no_explanations() -> None:
+    schema = {"type": "object", "title": "Args", "description": "the arguments",
+              "properties": {"title": {"type": "string", "description": "a field named title", "default": ""},
+                             "when": {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "When"}},
+              "$defs": {"description": {"type": "integer", "examples": [1]}},
+              "required": ["title"], "additionalProperties": False}
+    assert bare_schema(schema) == {
+        "type": "object",
+        "properties": {"title": {"type": "string"}, "when": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+        "$defs": {"description": {"type": "integer"}},
+        "required": ["title"], "additionalProperties": False}
+
+
+def test_the_reply_schema_says_nothing_the_action_list_says() -> None:
+    tools = ToolRegistry()
+    register_builtin_tools(tools)
+    schema = reply_schema(tools)
+    text = json.dumps(schema["properties"]["actions"])
+    assert '"description"' not in text and '"title"' not in text and '"default"' not in text
+    names = [option["properties"]["name"]["const"] for option in schema["properties"]["actions"]["items"]["anyOf"]]
+    assert names == tools.names()  # still one entry per tool, with its arguments
+    click = schema["properties"]["actions"]["items"]["anyOf"][0]["properties"]["args"]
+    assert click["required"] == ["index"] and click["properties"]["index"] == {"type": "integer"}

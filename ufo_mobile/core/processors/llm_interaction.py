@@ -22,6 +22,7 @@ from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.llm.prompt import PromptTemplates, compose
 from ufo_mobile.core.llm.reply import AgentReply, parse_reply
 from ufo_mobile.core.llm.structured import OutputSpec
+from ufo_mobile.core.llm.wire import bare_schema
 from ufo_mobile.core.memory.messages import ChatMessage, ContentPart, ImagePart, TextPart
 from ufo_mobile.core.memory.records import render_history
 from ufo_mobile.core.processors.confirm import Attendance
@@ -38,8 +39,9 @@ MEMORY_ITEMS = 20  # the most recent facts from ``remember`` shown to the model
 def reply_schema(tools: ToolRegistry, *, max_actions: int = 5, with_plan: bool = True) -> dict[str, Any]:
     """The JSON schema of a reply: ``actions`` a list of the registry's tools with their arguments
     (each with the optional ``confirm`` flag that asks a person to approve it first); ``plan`` only
-    for an agent that keeps one (not the executor)."""
-    actions = tools.json_schema()
+    for an agent that keeps one (not the executor). Bare (``bare_schema``): the prompt's action list
+    describes the tools and their arguments, so the schema does not say it twice."""
+    actions = bare_schema(tools.json_schema())
     for entry in actions.get("anyOf", [actions]):
         entry.setdefault("properties", {})["confirm"] = {"type": "boolean"}
     properties: dict[str, Any] = {
