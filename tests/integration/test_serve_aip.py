@@ -220,7 +220,7 @@ def test_two_phones_at_once_one_completed_one_failed_and_a_client_that_goes_away
     # a budget of 1 is the final answer's: the action the model chose did not run
     assert shown["outcome"]["success"] is False and shown["reason"].startswith("reached the step limit")
     assert {"data_collection", "llm_interaction", "action_execution"} <= set(shown["timings"])
-    assert shown["annotated_screenshot"] == str(run_dir / "steps" / "0001" / "annotated.png")
+    assert shown["annotated_screenshot"] == str(run_dir / "steps" / "0001" / "annotated.jpg")
     assert shown["annotated_screenshot_url"] == Path(shown["annotated_screenshot"]).as_uri()
     assert Path(shown["annotated_screenshot"]).is_file() and Path(failed["result"]["report"]).is_file()
 

@@ -19,7 +19,7 @@ from ufo_mobile.shipped import CONFIG_DIR
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
 TASKS = ROOT / "tests" / "data" / "tasks"
-STEP_FILES = {"screenshot.png", "annotated.png", "controls.json", "screen.txt", "prompt.json", "reply.txt",
+STEP_FILES = {"screenshot.png", "annotated.jpg", "controls.json", "screen.txt", "prompt.json", "reply.txt",
               "timings.json", "result.json", "state.json", "model.json"}
 
 

@@ -7,9 +7,13 @@ again (a step that reused N's observation saw the screen before the action); aft
 it is ``final.png``, which a run keeps when it ends (``core/agents/mobile.py``). A run cut off or
 still going may have none, and the page says so.
 
+The after figure and the change boxes are made from the small clean copy of each screenshot that
+the run keeps in memory (``RunWriter.thumbnails``), while the file is unchanged; a report made
+later from the run directory alone decodes the files.
+
 Full-size images are links to the run directory's own files, relative to the page (``report.html``
 sits in the run directory): the page stays small, and a browser opens them offline from there.
-They are not embedded as data URIs: a full-size PNG is hundreds of kilobytes, times every step.
+They are not embedded as data URIs: a full-size image is hundreds of kilobytes, times every step.
 """
 
 from __future__ import annotations
@@ -21,12 +25,15 @@ from PIL import Image
 
 from ufo_mobile.core.trace.writer import Thumbnail
 from ufo_mobile.core.ui.annotate import KIND_COLORS
+from ufo_mobile.core.ui.screen_images import CLEAN_SIDE
+from ufo_mobile.core.ui.screenshot import shrink
 from ufo_mobile.report import markup as m
 from ufo_mobile.report.diff import Change, changed_boxes
-from ufo_mobile.report.images import CHANGED, HIGHLIGHT, Mark, changes_picture, open_rgb, picture
+from ufo_mobile.report.images import CHANGED, HIGHLIGHT, Mark, changes_picture, kept_copy, open_rgb, picture
 from ufo_mobile.report.load import RunView, StepView
 
-AFTER_SIDE = 540  # the after screen is kept smaller than the before one (both are shown 240 px wide)
+AFTER_SIDE = CLEAN_SIDE  # 540: the after screen is smaller than the before one (both are shown 240 px wide)
+ANNOTATED = ("annotated.jpg", "annotated.png")  # annotated.png: runs written before annotated.jpg
 
 
 @dataclass(frozen=True)
@@ -71,18 +78,30 @@ def _no_after(run: RunView) -> str:
 
 
 class Screens:
-    """Screenshots decoded once for the page: each is the after of one step and the before of the next."""
+    """Screenshots read once for the page (each is the after of one step and the before of the
+    next): the small clean copy the run kept (``kept``) while the file is unchanged, else the file."""
 
     def __init__(self, keep: int = 3) -> None:
         self._keep = keep
         self._images: dict[Path, Image.Image | None] = {}
+        self._sizes: dict[Path, tuple[int, int]] = {}
 
-    def get(self, path: Path) -> Image.Image | None:
+    def get(self, path: Path, kept: Thumbnail | None = None) -> Image.Image | None:
         if path not in self._images:
             if len(self._images) >= self._keep:
+                self._sizes.pop(next(iter(self._images)), None)
                 self._images.pop(next(iter(self._images)))
-            self._images[path] = open_rgb(path)
+            image = kept_copy(path, kept, AFTER_SIDE) if kept is not None else None
+            if image is not None and kept is not None:
+                self._sizes[path] = kept.source_size
+            else:
+                image = open_rgb(path)
+            self._images[path] = image
         return self._images[path]
+
+    def size(self, path: Path, image: Image.Image) -> tuple[int, int]:
+        """The screenshot's own size (``image`` may be its small copy)."""
+        return self._sizes.get(path, image.size)
 
 
 def render_figures(run: RunView, step: StepView, mark: Mark | None, after: After | None, screens: Screens) -> str:
@@ -98,7 +117,7 @@ def _before(run: RunView, step: StepView, mark: Mark | None, thumbnail: Thumbnai
     shot = picture(path, screen_size=step.screen_size, mark=mark, thumbnail=thumbnail) if path is not None else None
     if path is None or shot is None:
         return '<figure class="shot none"><div class="noimage">no screenshot</div></figure>'
-    what = "annotated screenshot" if path.name == "annotated.png" else "screenshot"
+    what = "annotated screenshot" if path.name in ANNOTATED else "screenshot"
     caption = what + ("; the magenta box is the target of the action" if shot.box is not None else
                       "; magenta: where the action touched" if mark is not None else "")
     box = ",".join(str(v) for v in shot.box) if shot.box is not None else ""
@@ -112,11 +131,11 @@ def _after(run: RunView, step: StepView, after: After, screens: Screens) -> str:
     if after.path is None:
         return (f'<figure class="shot after none" data-after=""><div class="noimage">no screen after</div>'
                 f"<figcaption><b>After</b>: {m.text(after.note)}</figcaption></figure>")
-    image = screens.get(after.path)
+    image = screens.get(after.path, run.thumbnail(after.path))
     if image is None:
         return (f'<figure class="shot after none" data-after=""><div class="noimage">unreadable</div>'
                 f"<figcaption><b>After</b>: {m.text(after.path.name)} could not be read</figcaption></figure>")
-    change = _change(screens, step.screenshot, image)
+    change, image = _change(run, screens, step.screenshot, (after.path, image))
     shot = changes_picture(image, change.boxes, longest_side=AFTER_SIDE)
     count = len(change.boxes)
     said = (m.text(change.note) if not change.compared else "nothing changed on the screen" if not count
@@ -129,15 +148,34 @@ def _after(run: RunView, step: StepView, after: After, screens: Screens) -> str:
             f"({m.text(after.source)}): {said}{_full_size(run, after.path)}</figcaption></figure>")
 
 
-def _change(screens: Screens, before: Path | None, after: Image.Image) -> Change:
-    first = screens.get(before) if before is not None else None
-    if first is None:
-        return Change(note="no raw screenshot before the action: not compared")
-    boxes = changed_boxes(first, after)
-    if boxes is None:
-        return Change(note=f"the screens differ in size ({first.width}x{first.height} before, "
-                           f"{after.width}x{after.height} after: rotated?): not compared")
-    return Change(boxes=tuple(boxes), size=first.size)
+def _change(run: RunView, screens: Screens, before: Path | None,
+            after: tuple[Path, Image.Image]) -> tuple[Change, Image.Image]:
+    """What changed from ``before`` to ``after``, and the after picture the boxes are in (a small
+    copy and a decoded file are brought to the smaller one's size first)."""
+    path, image = after
+    first = screens.get(before, run.thumbnail(before)) if before is not None else None
+    if first is None or before is None:
+        return Change(note="no raw screenshot before the action: not compared"), image
+    pair = _alike(first, image)
+    boxes = changed_boxes(*pair) if pair is not None else None
+    if pair is None or boxes is None:
+        (w0, h0), (w1, h1) = screens.size(before, first), screens.size(path, image)
+        return Change(note=f"the screens differ in size ({w0}x{h0} before, {w1}x{h1} after: rotated?): "
+                           "not compared"), image
+    return Change(boxes=tuple(boxes), size=pair[0].size), pair[1]
+
+
+def _alike(first: Image.Image, second: Image.Image) -> tuple[Image.Image, Image.Image] | None:
+    """The two at one size: the larger shrunk to the smaller when they have the same proportions
+    (a kept small copy beside a decoded file); None when they do not (the phone rotated)."""
+    if first.size == second.size:
+        return first, second
+    small, large = sorted((first, second), key=lambda i: i.width)
+    across, down = large.width / small.width, large.height / small.height
+    if abs(across - down) > 0.02 * across:
+        return None
+    shrunk = shrink(large, small.size)
+    return (shrunk, small) if large is first else (small, shrunk)
 
 
 def _relative(run: RunView, path: Path) -> str | None:

@@ -146,16 +146,23 @@ def _shrunk_size(size: tuple[int, int], longest_side: int) -> tuple[int, int]:
 
 def _from_thumbnail(path: Path, thumbnail: Thumbnail, longest_side: int) -> tuple[Image.Image, int] | None:
     """The thumbnail's picture and the original's width, when it stands for ``path`` at this size."""
+    image = kept_copy(path, thumbnail)
+    if image is None or image.size != _shrunk_size(thumbnail.source_size, longest_side):
+        return None
+    return image, thumbnail.source_size[0]
+
+
+def kept_copy(path: Path, thumbnail: Thumbnail, min_side: int = 1) -> Image.Image | None:
+    """The pixels of ``thumbnail`` (a small copy of ``path`` the run kept), when it stands for
+    ``path`` (the file is unchanged) and its longest side is at least ``min_side``; else None."""
     if not thumbnail.matches(path):
         return None
     try:
-        with Image.open(io.BytesIO(thumbnail.png)) as opened:
+        with Image.open(io.BytesIO(thumbnail.jpeg)) as opened:
             image = opened.convert("RGB")
     except (OSError, UnidentifiedImageError, ValueError):
         return None
-    if image.size != _shrunk_size(thumbnail.source_size, longest_side):
-        return None
-    return image, thumbnail.source_size[0]
+    return image if max(image.size) >= min_side else None
 
 
 def draw_mark(image: Image.Image, mark: Mark, scale: float) -> _Box | None:

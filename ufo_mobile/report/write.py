@@ -19,8 +19,9 @@ REPORT_NAME = "report.html"
 def render_report(run_dir: Path, *, thumbnails: Mapping[str, Thumbnail] | None = None,
                   notes: list[str] | None = None) -> str:
     """The report of ``run_dir`` as HTML text (nothing written). ``thumbnails``: small copies of
-    the run's images that the run kept (``RunWriter.thumbnails``), used while their files are
-    unchanged instead of decoding them again; the page is the same either way. When no font on
+    the run's images that the run kept (``RunWriter.thumbnails``: the annotated screenshots' and
+    the clean screenshots'), used while their files are unchanged instead of decoding them again;
+    the page shows the same figures either way (their JPEG bytes differ a little). When no font on
     this machine draws some of the page's text, the page ends with a line that says so, and the
     line is added to ``notes`` (when given)."""
     run = load_run(run_dir)

@@ -7,13 +7,16 @@ from typing import Any
 import pytest
 
 from tests.fakes import SCREEN_XML, FakeDriver
+from ufo_mobile.core.device.base import CurrentApp
 from ufo_mobile.core.llm.scripted import Script, ScriptedModel
 from ufo_mobile.core.memory.state import ActionEntry, SharedState
 from ufo_mobile.core.phone import Phone
-from ufo_mobile.core.processors.context import StepContext
+from ufo_mobile.core.processors.context import Observation, StepContext
 from ufo_mobile.core.processors.data_collection import DataCollection
+from ufo_mobile.core.processors.recorder import StepRecorder
 from ufo_mobile.core.session import Session
 from ufo_mobile.core.trace.writer import RunWriter
+from ufo_mobile.core.ui import build_ui_state
 from ufo_mobile.core.ui.provider import AndroidStateProvider
 from ufo_mobile.errors import DeviceCommandError, DeviceTimeoutError, DumpUnavailableError
 from ufo_mobile.settings import LogSettings, ModelSettings, PerceptionSettings, Settings, TaskSettings
@@ -131,22 +134,22 @@ async def test_dumps_that_stay_invalid_end_the_run_in_fail_with_every_step_on_di
     assert driver.dumps == 4  # one good dump, then the first try and two retries
     lines = [json.loads(x) for x in (result.run_dir / "steps.jsonl").read_text().splitlines()]
     assert [x["failed_phase"] for x in lines] == [None, "data_collection"]
-    assert (result.run_dir / "steps" / "0001" / "annotated.png").exists()
+    assert (result.run_dir / "steps" / "0001" / "annotated.jpg").exists()
 
 
-def test_background_artifacts_are_written_and_failures_are_kept(tmp_path: Path) -> None:
+def test_a_picture_that_cannot_be_made_is_written_as_its_reason_and_the_step_is_kept(tmp_path: Path) -> None:
     writer = RunWriter(tmp_path / "run")
-    writer.write_later("a.png", lambda: b"png-bytes")
-
-    def broken() -> bytes:
-        raise ValueError("cannot draw")
-
-    writer.write_later("b.png", broken)
-    writer.flush()
-    assert (tmp_path / "run" / "a.png").read_bytes() == b"png-bytes"
-    assert not (tmp_path / "run" / "b.png").exists()
-    assert (tmp_path / "run" / "b.png.error.txt").read_text() == "ValueError: cannot draw\n"
+    ui = build_ui_state(SCREEN_XML, observation_id="o", screen_size=(1080, 2400))
+    ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=SharedState())
+    ctx.observation = Observation(observation_id="o", screenshot=b"not a picture", ui_state=ui,
+                                  current_app=CurrentApp(package="p"), apps=[], screen_size=(1080, 2400))
+    StepRecorder(writer).record(ctx)  # written synchronously: nothing is left to wait for
     writer.close()
+    folder = tmp_path / "run" / "steps" / "0001"
+    assert (folder / "annotated.jpg.error.txt").read_text().startswith("UIParseError: ")
+    assert not (folder / "annotated.jpg").exists() and (folder / "screenshot.png").read_bytes() == b"not a picture"
+    (line,) = [json.loads(x) for x in (tmp_path / "run" / "steps.jsonl").read_text().splitlines()]
+    assert "annotated" not in line["files"] and line["write_error"] is None and writer.thumbnails == {}
 
 
 # --- what real phones add: unknown current app, secure screens, refused dumps --------------------

@@ -1,26 +1,33 @@
 """The pictures of an observation are made once: the screenshot decoded once and marked once for the
-model and the run directory alike; an unchanged screen seen again from the control cache reuses them
-(nothing decoded, drawn or encoded again); the report uses the run's own thumbnails and shows exactly
-what it would have made from ``annotated.png``."""
+model and the run directory alike, all before the model is asked, and the full-size pixels let go
+then; an unchanged screen seen again from the control cache reuses them (nothing decoded, drawn or
+encoded again); the report at the end of the run uses the run's own small copies (no full-size
+screenshot decoded again) and shows the same figures it makes from the files alone."""
 
 from __future__ import annotations
 
 import io
+import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image, ImageDraw
 
 from tests.fakes import FakeDriver
+from ufo_mobile.core.llm.base import Completion
 from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+from ufo_mobile.core.memory.messages import ChatMessage
 from ufo_mobile.core.memory.state import SharedState
 from ufo_mobile.core.phone import Phone
+from ufo_mobile.core.processors import data_collection
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.processors.data_collection import DataCollection
 from ufo_mobile.core.session import Session
 from ufo_mobile.core.ui import screen_images
 from ufo_mobile.core.ui.png import encode_png
-from ufo_mobile.report import render_report
+from ufo_mobile.report import figures, images, render_report
 from ufo_mobile.settings import LogSettings, ModelSettings, PerceptionSettings, Settings, TaskSettings
 
 
@@ -38,7 +45,7 @@ class Counted:
     """Counts the calls of the image work ``ScreenImages`` does."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.calls = {"decode": 0, "draw_marks": 0, "encode_png": 0}
+        self.calls = {"decode": 0, "draw_marks": 0, "encode_png": 0, "jpeg": 0}
         for name in self.calls:
             monkeypatch.setattr(screen_images, name, self._counting(name, getattr(screen_images, name)))
 
@@ -57,15 +64,15 @@ async def test_a_cached_observation_of_an_unchanged_screen_is_not_drawn_or_encod
     phase = DataCollection(Phone(driver, clock=lambda: 0.0, cache_ttl=60), PerceptionSettings())  # no real time
     first, second = _ctx(1), _ctx(2)
     await phase.run(first)
-    assert counted.calls == {"decode": 1, "draw_marks": 0, "encode_png": 0}  # the pictures wait to be asked for
+    assert counted.calls == {"decode": 1, "draw_marks": 0, "encode_png": 0, "jpeg": 0}  # made when asked for
     assert first.observation is not None and first.observation.model_image is not None  # a model that reads them
-    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 1}
+    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 1, "jpeg": 0}
     await phase.run(second)  # the control cache hits and the screenshot is the same bytes
     assert second.cache["hit"] == 1
     assert first.observation is not None and second.observation is not None
     assert second.observation.images is first.observation.images
     assert second.observation.model_image is first.observation.model_image
-    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 1}
+    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 1, "jpeg": 0}
     driver._png = encode_png(Image.new("RGB", (1080, 2400), (10, 200, 30)))  # the screen changed
     third = _ctx(3)
     await phase.run(third)
@@ -83,12 +90,79 @@ async def test_a_step_marks_its_screenshot_once_for_the_model_and_the_run_direct
                         logs=LogSettings(dir=tmp_path))
     result = await Session(settings, device=driver, model=ScriptedModel(Script(replies=[finish]))).run()
     assert result.status == "FINISH"
-    # one decode and one drawing; encoded: annotated.png and the report's thumbnail (a scripted model
-    # reads no pixels: no picture is made for it)
-    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 2}
-    with Image.open(result.run_dir / "steps" / "0001" / "annotated.png") as annotated:
-        assert annotated.size == (1080, 2400)
+    # one decode and one drawing; encoded: annotated.jpg, the report's thumbnail and the clean copy
+    # (a scripted model reads no pixels: no picture is made for it)
+    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 0, "jpeg": 3}
+    with Image.open(result.run_dir / "steps" / "0001" / "annotated.jpg") as annotated:
+        assert annotated.format == "JPEG" and annotated.size == (1080, 2400)
     assert (result.run_dir / "report.html").is_file()
+
+
+class Looking(ScriptedModel):
+    """A scripted model that reads pixels and notes, at each call, whether any screen observed so far
+    still holds its full-size pixels, and how many record pictures (JPEGs) were made by then."""
+
+    reads_images = True
+
+    def __init__(self, script: Script, screens: list[screen_images.ScreenImages], counted: Counted) -> None:
+        super().__init__(script)
+        self.screens, self.counted = screens, counted
+        self.seen: list[tuple[bool, int]] = []
+
+    async def complete(self, messages: Sequence[ChatMessage], *, schema: dict[str, Any] | None = None) -> Completion:
+        self.seen.append((any(s.holds_pixels for s in self.screens), self.counted.calls["jpeg"]))
+        return await super().complete(messages, schema=schema)
+
+
+async def test_the_record_pictures_are_made_and_the_pixels_dropped_before_the_model_is_asked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    counted = Counted(monkeypatch)
+    screens: list[screen_images.ScreenImages] = []
+
+    class Kept(screen_images.ScreenImages):
+        def __init__(self, png: bytes, controls: Sequence[Any]) -> None:
+            super().__init__(png, controls)
+            screens.append(self)
+
+    monkeypatch.setattr(data_collection, "ScreenImages", Kept)
+    driver = FakeDriver()
+    driver._png = _screenshot()
+    tap = {"status": "CONTINUE", "thought": "t", "action": {"name": "click", "args": {"index": 1}}}
+    finish = {"status": "FINISH", "thought": "done", "result": "ok"}
+    settings = Settings(task=TaskSettings(text="x"), model=ModelSettings(script=Path("unused.yaml")),
+                        logs=LogSettings(dir=tmp_path))
+    model = Looking(Script(replies=[tap, finish]), screens, counted)
+    result = await Session(settings, device=driver, model=model).run()
+    assert result.status == "FINISH" and len(screens) == 2
+    # at each call: no full-size pixels held, and annotated.jpg, its thumbnail and the clean copy made
+    assert model.seen == [(False, 3), (False, 6)]
+    assert counted.calls["encode_png"] == 2  # the model's pictures, one a step
+
+
+async def test_the_report_at_the_end_of_a_run_decodes_no_full_size_screenshot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: list[Path] = []
+    open_rgb = images.open_rgb
+
+    def counting(path: Path) -> Image.Image | None:
+        opened.append(path)
+        return open_rgb(path)
+
+    monkeypatch.setattr(figures, "open_rgb", counting)
+    monkeypatch.setattr(images, "open_rgb", counting)
+    driver = FakeDriver()
+    driver._png = _screenshot()
+    tap = {"status": "CONTINUE", "thought": "t", "action": {"name": "click", "args": {"index": 1}}}
+    finish = {"status": "FINISH", "thought": "done", "result": "ok"}
+    settings = Settings(task=TaskSettings(text="x"), model=ModelSettings(script=Path("unused.yaml")),
+                        logs=LogSettings(dir=tmp_path))
+    result = await Session(settings, device=driver, model=ScriptedModel(Script(replies=[tap, finish]))).run()
+    assert result.status == "FINISH"
+    page = (result.run_dir / "report.html").read_text()
+    assert 'class="shot after"' in page and page.count('class="before"') == 2  # both figures are there
+    assert opened == []  # the before pictures from the kept thumbnails, the after one from the clean copy
+    render_report(result.run_dir)  # made again from the run directory alone: the files are read
+    assert len(opened) >= 2
 
 
 async def test_the_report_shows_the_same_pictures_with_or_without_the_runs_thumbnails(tmp_path: Path) -> None:
@@ -102,8 +176,15 @@ async def test_the_report_shows_the_same_pictures_with_or_without_the_runs_thumb
     result = await session.run()
     assert result.status == "FINISH"
     written = (result.run_dir / "report.html").read_text()  # made at the end of the run, from its thumbnails
-    assert written == render_report(result.run_dir)  # made again from the run directory alone
+    # made again from the run directory alone: the same page, figures, boxes and sizes; only the
+    # JPEG bytes of the pictures differ (made from the lossless pixels, or from the files)
+    assert _without_pictures(written) == _without_pictures(render_report(result.run_dir))
     assert 'data-highlight="' in written and "data:image/jpeg;base64," in written
+    assert 'data-changes="' in written
+
+
+def _without_pictures(page: str) -> str:
+    return re.sub(r"data:image/jpeg;base64,[A-Za-z0-9+/=]+", "data:image/jpeg", page)
 
 
 def test_a_thumbnail_stands_for_its_file_only_while_the_file_is_unchanged(tmp_path: Path) -> None:
@@ -112,13 +193,14 @@ def test_a_thumbnail_stands_for_its_file_only_while_the_file_is_unchanged(tmp_pa
 
     writer = RunWriter(tmp_path / "run")
     image = Image.new("RGB", (1080, 2400), (250, 250, 250))
-    small = image.resize((324, 720))
-    writer.write_later("steps/0001/annotated.png", lambda: encode_png(image),
-                       thumbnail=lambda: (encode_png(small), (1080, 2400)))
-    writer.flush()
+    small, full = io.BytesIO(), io.BytesIO()
+    image.resize((324, 720)).save(small, format="JPEG")
+    image.save(full, format="JPEG")
+    writer.write_file("steps/0001/annotated.jpg", full.getvalue())
+    writer.keep_thumbnail("steps/0001/annotated.jpg", small.getvalue(), (1080, 2400))
     writer.close()
-    path = tmp_path / "run" / "steps" / "0001" / "annotated.png"
-    kept = writer.thumbnails["steps/0001/annotated.png"]
+    path = tmp_path / "run" / "steps" / "0001" / "annotated.jpg"
+    kept = writer.thumbnails["steps/0001/annotated.jpg"]
     assert kept.matches(path)
     from_thumbnail = picture(path, thumbnail=kept)
     assert from_thumbnail is not None and (from_thumbnail.width, from_thumbnail.height) == (324, 720)

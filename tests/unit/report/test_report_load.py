@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from PIL import Image
+
 from tests.unit.report.fake_runs import make_run, step_line, write_step
 from ufo_mobile.core.trace.files import RunLock
 from ufo_mobile.report import render_report, write_report
@@ -23,6 +25,20 @@ def test_a_finished_run_is_read_whole(tmp_path: Path) -> None:
     assert first.controls and first.controls[2]["index"] == 3
     assert first.result == {"success": True, "summary": "clicked [3] 'Wi-Fi' at (540, 346)"}
     assert not run.problems and not first.missing
+
+
+def test_annotated_jpg_is_the_steps_picture_and_a_run_written_before_it_shows_annotated_png(tmp_path: Path) -> None:
+    run_dir = make_run(tmp_path, steps=2)
+    folder = run_dir / "steps" / "0001"
+    with Image.open(folder / "annotated.png") as image:
+        image.save(folder / "annotated.jpg", format="JPEG")
+    run = load_run(run_dir)
+    first, second = run.steps
+    assert first.image == folder / "annotated.jpg"  # preferred to annotated.png
+    assert second.image is not None and second.image.name == "annotated.png"  # an older run's step
+    page = render_report(run_dir)
+    assert 'href="steps/0001/annotated.jpg"' in page and 'href="steps/0002/annotated.png"' in page
+    assert 'alt="step 1: annotated screenshot"' in page and 'alt="step 2: annotated screenshot"' in page
 
 
 def test_missing_run_json_and_step_files_are_named_not_fatal(tmp_path: Path) -> None:

@@ -10,12 +10,15 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from PIL import Image, ImageDraw
 
 from tests.unit.report.fake_runs import make_run, png
 from tests.unit.test_cli_runs import DEMO, only_run_dir, run_cli
+from ufo_mobile.core.trace.writer import Thumbnail
 from ufo_mobile.core.ui.annotate import KIND_COLORS
-from ufo_mobile.report import render_report
+from ufo_mobile.core.ui.screen_images import ScreenImages
+from ufo_mobile.report import figures, render_report
 from ufo_mobile.report.images import CHANGED
 
 CHANGE = (100, 600, 500, 900)  # where step 2's screen differs from step 1's
@@ -47,7 +50,15 @@ def test_each_action_has_the_screen_after_it_with_the_change_boxed(tmp_path: Pat
     assert _after_of(first) == {"after": "steps/0002/screenshot.png", "changes": "1"}
     assert _after_of(second) == {"after": "steps/0003/screenshot.png", "changes": "1"}  # and back again
     assert 'class="shot after' not in last  # FINISH: no action, nothing after
-    uri = re.search(r'<img class="after" src="data:image/jpeg;base64,([^"]+)"', first)
+    _boxed_around_the_change(first)
+    assert "the cyan box marks what changed" in first
+    for step, number in ((first, 1), (second, 2), (last, 3)):  # the full-size image, one click away
+        assert f'href="steps/{number:04d}/annotated.png"' in step
+
+
+def _boxed_around_the_change(step: str) -> None:
+    """The step's after picture has a cyan box drawn around ``CHANGE`` (an outline, not a fill)."""
+    uri = re.search(r'<img class="after" src="data:image/jpeg;base64,([^"]+)"', step)
     assert uri is not None
     after = Image.open(io.BytesIO(base64.b64decode(uri.group(1)))).convert("RGB")
     scale = after.width / 1080
@@ -56,9 +67,43 @@ def test_each_action_has_the_screen_after_it_with_the_change_boxed(tmp_path: Pat
     assert any(all(abs(a - b) < 60 for a, b in zip(p, CHANGED, strict=True)) for p in edge), edge
     middle = after.getpixel((x, round((CHANGE[1] + CHANGE[3]) / 2 * scale)))
     assert not all(abs(a - b) < 60 for a, b in zip(middle, CHANGED, strict=True)), middle  # a box, not a fill
-    assert "the cyan box marks what changed" in first
-    for step, number in ((first, 1), (second, 2), (last, 3)):  # the full-size image, one click away
-        assert f'href="steps/{number:04d}/annotated.png"' in step
+
+
+def _kept_copies(run_dir: Path, numbers: tuple[int, ...]) -> dict[str, Thumbnail]:
+    """The small clean copies a run keeps of these steps' screenshots (``RunWriter.thumbnails``)."""
+    kept = {}
+    for number in numbers:
+        path = run_dir / "steps" / f"{number:04d}" / "screenshot.png"
+        record = ScreenImages(path.read_bytes(), []).record(annotated=False)
+        stat = path.stat()
+        kept[path.relative_to(run_dir).as_posix()] = Thumbnail(record.clean, record.size, stat.st_size,
+                                                               stat.st_mtime_ns)
+    return kept
+
+
+def test_the_after_screen_and_its_changes_come_from_the_runs_small_copies(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_dir = make_run(tmp_path, steps=3)
+    _changed_screen(run_dir, 2)
+    opened: list[Path] = []
+    open_rgb = figures.open_rgb
+
+    def counting(path: Path) -> Image.Image | None:
+        opened.append(path)
+        return open_rgb(path)
+
+    monkeypatch.setattr(figures, "open_rgb", counting)
+    kept = _kept_copies(run_dir, (1, 2))  # none kept for step 3's
+    page = render_report(run_dir, thumbnails=kept)
+    first, second = _figures(page, 1), _figures(page, 2)
+    assert _after_of(first) == {"after": "steps/0002/screenshot.png", "changes": "1"}
+    # a small copy beside a decoded file: brought to one size and compared
+    assert _after_of(second) == {"after": "steps/0003/screenshot.png", "changes": "1"}
+    _boxed_around_the_change(first)
+    assert opened == [run_dir / "steps" / "0003" / "screenshot.png"]  # the only screenshot without a copy
+    (run_dir / "steps" / "0002" / "screenshot.png").write_bytes(png())  # changed since: the file wins
+    again = render_report(run_dir, thumbnails=kept)
+    assert _after_of(_figures(again, 1)) == {"after": "steps/0002/screenshot.png", "changes": "0"}
 
 
 def test_an_action_that_changed_nothing_says_so(tmp_path: Path) -> None:

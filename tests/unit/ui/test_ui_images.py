@@ -1,5 +1,6 @@
 """The screen's pictures: the fast PNG writer (exact pixels, a valid zlib stream), ``shrink``, and
-``ScreenImages`` making each picture once from one decode of the screenshot."""
+``ScreenImages`` making each picture (the model's PNG, the record's JPEGs) once from one decode of
+the screenshot."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from PIL import Image, ImageDraw
+from PIL import Image, ImageChops, ImageDraw, ImageStat
 
 from ufo_mobile.core.ui import build_ui_state
 from ufo_mobile.core.ui import screen_images as screen_images_module
@@ -107,10 +108,9 @@ def test_a_black_screenshot_is_blank_and_a_dark_one_with_text_is_not() -> None:
     assert not is_blank(encode_png(dark))
 
 
-def test_screen_images_decode_once_and_make_each_picture_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    png = encode_png(_screen())
-    ui = build_ui_state(SCREEN, observation_id="o")
-    calls = {"decode": 0, "marks": 0, "encode": 0}
+def _counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """Counts the decodes, the drawings and the encodes (PNG, JPEG) ``ScreenImages`` does."""
+    calls = {"decode": 0, "marks": 0, "encode": 0, "jpeg": 0}
 
     def counting(name: str, fn: object) -> object:
         def wrapper(*args: object, **kwargs: object) -> object:
@@ -121,24 +121,61 @@ def test_screen_images_decode_once_and_make_each_picture_once(monkeypatch: pytes
     monkeypatch.setattr(screen_images_module, "decode", counting("decode", screen_images_module.decode))
     monkeypatch.setattr(screen_images_module, "draw_marks", counting("marks", screen_images_module.draw_marks))
     monkeypatch.setattr(screen_images_module, "encode_png", counting("encode", screen_images_module.encode_png))
+    monkeypatch.setattr(screen_images_module, "jpeg", counting("jpeg", screen_images_module.jpeg))
+    return calls
+
+
+def test_screen_images_decode_once_and_make_each_picture_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = _screen()
+    png = encode_png(screen)
+    ui = build_ui_state(SCREEN, observation_id="o")
+    calls = _counting(monkeypatch)
     images = ScreenImages(png, ui.elements)
     assert not images.blank()
     model = images.model_image((512, 1139))
-    annotated = images.annotated_png()
-    thumbnail = images.thumbnail_png()
-    # asked again (the next step on the same screen, the recorder's thread): made already
-    assert images.model_image((512, 1139)) is model and images.annotated_png() is annotated
-    assert images.thumbnail_png() is thumbnail
-    assert calls == {"decode": 1, "marks": 1, "encode": 3}  # the model's, annotated.png, the thumbnail
+    record = images.record()
+    # asked again (the next step on the same screen, the recorder): made already
+    assert images.model_image((512, 1139)) is model
+    again = images.record()
+    assert (again.annotated, again.thumbnail, again.clean) == (record.annotated, record.thumbnail, record.clean)
+    assert again.annotated is record.annotated and again.clean is record.clean
+    # one decode, one drawing; the model's PNG; annotated.jpg, the report's thumbnail, the clean copy
+    assert calls == {"decode": 1, "marks": 1, "encode": 1, "jpeg": 3}
     assert model.scale == pytest.approx(512 / 1080) and model.clean is None
-    with Image.open(io.BytesIO(model.png)) as small, Image.open(io.BytesIO(annotated)) as full:
-        assert small.size == (512, 1139) and full.size == (1080, 2400)
+    assert record.annotated is not None and record.thumbnail is not None and record.size == (1080, 2400)
+    with Image.open(io.BytesIO(model.png)) as small, Image.open(io.BytesIO(record.annotated)) as full:
+        assert small.format == "PNG" and full.format == "JPEG" and full.size == (1080, 2400)
+        assert small.size == (512, 1139)
         # the model's picture is the full-size drawing shrunk: the marks were drawn once
-        assert small.tobytes() == shrink(full.convert("RGB"), (512, 1139)).tobytes()
-    with Image.open(io.BytesIO(thumbnail)) as thumb:
-        assert max(thumb.size) == THUMBNAIL_SIDE
+        difference = _mean_difference(small.convert("RGB"), shrink(full.convert("RGB"), (512, 1139)))
+        assert difference < 2.0
+    with Image.open(io.BytesIO(record.thumbnail)) as thumb:
+        assert thumb.format == "JPEG" and max(thumb.size) == THUMBNAIL_SIDE
     images.release()
-    assert images.annotated_png() is annotated and calls["decode"] == 1  # made pictures outlive the pixels
+    assert not images.holds_pixels
+    assert images.record().annotated is record.annotated and calls["decode"] == 1  # made pictures outlive the pixels
+
+
+def test_the_clean_copy_is_the_screenshot_before_the_marks_reduced_by_a_whole_factor(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = _screen()
+    calls = _counting(monkeypatch)
+    images = ScreenImages(encode_png(screen), build_ui_state(SCREEN, observation_id="o").elements)
+    images.model_image((512, 1139))  # draws the marks on the decoded pixels
+    clean = images.record(annotated=False)
+    assert clean.annotated is None and clean.thumbnail is None
+    assert calls["decode"] == 1  # kept before the marks were drawn: not decoded again
+    with Image.open(io.BytesIO(clean.clean)) as small:
+        assert small.format == "JPEG" and small.size == (270, 600)  # 1080x2400 reduced 4x: >= CLEAN_SIDE
+        unmarked = _mean_difference(small.convert("RGB"), screen.reduce(4))
+        marked = images.model_image((512, 1139)).png
+    with Image.open(io.BytesIO(marked)) as drawn:
+        assert unmarked < 1.0 < _mean_difference(drawn.convert("RGB").resize((270, 600)), screen.reduce(4))
+
+
+def _mean_difference(a: Image.Image, b: Image.Image) -> float:
+    """The mean absolute difference of two same-sized pictures' channels (0..255)."""
+    return sum(ImageStat.Stat(ImageChops.difference(a, b)).mean) / 3
 
 
 def test_the_clean_picture_is_the_screenshot_without_marks() -> None:

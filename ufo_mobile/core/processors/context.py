@@ -1,8 +1,9 @@
 """The typed context of one step, filled in phase by phase, and what a step uses of its run.
 
 The model's picture of the screen is decided and made in one place, the ``Observation``:
-``fit_model_picture`` sizes it (phase 1 calls it), ``model_picture`` makes it on first use (the
-model phase calls it when its model reads pixels)."""
+``fit_model_picture`` sizes it (phase 1 calls it), ``make_pictures`` makes it and the run record's
+pictures (``annotated.jpg``, the report's small copies) in one go and lets the full-size pixels go
+(the model phase calls it, in a worker thread, before the model is asked)."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from ufo_mobile.core.tools.context import ActionResult
     from ufo_mobile.core.trace.progress import Progress
     from ufo_mobile.core.trace.writer import RunWriter
-    from ufo_mobile.core.ui.screen_images import ModelImage, ScreenImages
+    from ufo_mobile.core.ui.screen_images import ModelImage, RecordImages, ScreenImages
     from ufo_mobile.core.ui.state import UIState
 
 
@@ -69,6 +70,7 @@ class Observation:
     screenshot_blocked: bool = False  # the screenshot was black (a secure screen): not sent to the model
     # the pictures of this screenshot (decoded once, marked once): the model's and the run directory's
     images: ScreenImages | None = field(default=None, repr=False)
+    record_marks: bool = True  # whether the run records the marks (perception.annotate): annotated.jpg
 
     def fit_model_picture(self, settings: PerceptionSettings) -> None:
         """Size the model's picture: none for a black screen (FLAG_SECURE: the phone hands out black;
@@ -77,6 +79,7 @@ class Observation:
         numbers). Decodes the screenshot for the black check, once."""
         images = self.images
         assert images is not None, "an observation is sized once it has its pictures"
+        self.record_marks = settings.annotate
         if images.blank():
             self.screenshot_blocked = True
             return
@@ -93,6 +96,26 @@ class Observation:
             return None
         return self.images.model_image(self.model_image_size, marks=self.model_image_marks,
                                        clean=self.model_image_with_clean)
+
+    def record_pictures(self) -> RecordImages | None:
+        """The pictures the run's record keeps of this screen (made once, then kept by ``images``)."""
+        return self.images.record(annotated=self.record_marks) if self.images is not None else None
+
+    def make_pictures(self, *, model: bool) -> None:
+        """Make the model's picture (when ``model``) and the record's, then drop the full-size pixels:
+        the model's wait holds none. A record picture that cannot be made is left for the recorder,
+        which tries again and writes why."""
+        if self.images is None:
+            return
+        try:
+            if model:
+                self.model_picture()
+            try:
+                self.record_pictures()
+            except Exception:  # noqa: BLE001, S110 - the record never fails the step here
+                pass
+        finally:
+            self.images.release()
 
     @property
     def model_image(self) -> bytes | None:

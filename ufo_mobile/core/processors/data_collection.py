@@ -14,7 +14,8 @@ directory.
 The screenshot is decoded once and its set-of-mark drawn once, at full size (``ScreenImages``):
 the model gets that drawing shrunk to ``image_longest_side`` and to at most ``image_max_tiles`` of
 OpenAI's 512 px tiles (3 tiles: a 1080x2400 screen is sent as 512x1139, 595 image tokens), and the
-recorder writes the full-size one as ``annotated.png`` in the background. A screen observed again
+run keeps the full-size one as ``annotated.jpg`` (made with the model's picture, before the model is
+asked, and written by the recorder). A screen observed again
 with the same screenshot and the same cached controls reuses the last pictures as they are.
 """
 

@@ -155,10 +155,14 @@ class LLMInteraction:
         return parts
 
     async def conversation(self, ctx: StepContext) -> list[ChatMessage]:
-        """``build_messages``, with the model's picture encoded off the event loop first when it is sent."""
+        """``build_messages``, after the pictures are made off the event loop: the model's when it is
+        sent, and, in a run, the record's (``annotated.jpg`` and the report's small copies); then
+        the screen's full-size pixels are dropped, before the model is asked."""
         obs = ctx.observation
-        if obs is not None and self.reads_pixels(self.model_of(ctx)) and obs.model_image_size is not None:
-            await asyncio.to_thread(obs.model_picture)
+        if obs is not None and obs.images is not None:
+            model = self.reads_pixels(self.model_of(ctx)) and obs.model_image_size is not None
+            if model or ctx.writer() is not None:
+                await asyncio.to_thread(obs.make_pictures, model=model)
         return self.build_messages(ctx)
 
     def build_messages(self, ctx: StepContext) -> list[ChatMessage]:

@@ -1,5 +1,9 @@
 """Writes a step's bundle to the run directory. Runs in the processor's ``finally``.
 
+The step's pictures (``annotated.jpg``, and the small copies the report uses, kept in memory by the
+writer) were made by the model phase before it asked the model (``Observation.make_pictures``);
+the recorder makes them itself only for a step that never got that far, then drops the pixels.
+
 When a file cannot be written (a full disk), the step ends in FAIL with that reason, the files
 that could not be written are left out (never half-written), and the step's line is still
 appended to ``steps.jsonl`` from the writer's reserve.
@@ -7,14 +11,12 @@ appended to ``steps.jsonl`` from the writer's reserve.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ufo_mobile.core.processors.context import Observation, StepContext
 from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.core.trace.writer import RunWriter
-from ufo_mobile.core.ui.screen_images import ScreenImages
-from ufo_mobile.core.ui.screenshot import png_size
+from ufo_mobile.core.ui.screen_images import RecordImages, ScreenImages
 from ufo_mobile.errors import RunWriteError
 
 REASK_SEPARATOR = "\n\n----- re-ask -----\n\n"
@@ -57,13 +59,8 @@ class StepRecorder:
         obs = ctx.observation
         if obs is not None:
             put("screenshot.png", obs.screenshot)
-            if self.annotate and writer.failure is None:
-                # Encoded full size in the background: the next step does not wait for it.
-                produce, thumbnail = _annotated(obs)
-                writer.write_later(f"{folder}/annotated.png", produce, thumbnail=thumbnail)
-                files["annotated"] = f"{folder}/annotated.png"
-            elif obs.images is not None:  # nothing more is drawn from this screen: its pixels can go
-                obs.images.release()
+            if writer.failure is None:
+                self._pictures(writer, folder, obs, files)
             put("controls.json", [obs.ui_state.get_element_info(c.index) for c in obs.ui_state.elements])
             put("screen.txt", obs.ui_state.formatted_text)
         if ctx.messages:
@@ -84,6 +81,23 @@ class StepRecorder:
         line = self.line(ctx, files)
         line["write_error"] = str(failure) if failure is not None else None
         writer.append_step(line)
+
+    def _pictures(self, writer: RunWriter, folder: str, obs: Observation, files: dict[str, str]) -> None:
+        """``annotated.jpg`` (when marks are recorded), and the small copies the report uses."""
+        try:
+            pictures = _record_images(obs, self.annotate)
+        except Exception as exc:  # noqa: BLE001 - a picture must never take the run down
+            if self.annotate:
+                _write_quietly(writer, f"{folder}/annotated.jpg.error.txt", f"{type(exc).__name__}: {exc}\n")
+            return
+        if "screenshot" in files:
+            writer.keep_thumbnail(files["screenshot"], pictures.clean, pictures.size)
+        if pictures.annotated is None or pictures.thumbnail is None:
+            return
+        path = f"{folder}/annotated.jpg"
+        if _write_quietly(writer, path, pictures.annotated):
+            files["annotated"] = path
+            writer.keep_thumbnail(path, pictures.thumbnail, pictures.size)
 
     @staticmethod
     def line(ctx: StepContext, files: dict[str, str]) -> dict[str, Any]:
@@ -122,25 +136,19 @@ class StepRecorder:
         }
 
 
-def _annotated(obs: Observation) -> tuple[Callable[[], bytes], Callable[[], tuple[bytes, tuple[int, int]]]]:
-    """What makes the step's ``annotated.png`` (from the observation's own pictures: drawn once for
-    the model and the run directory alike) and the report's thumbnail of it; then the full-size
-    pixels are let go."""
+def _record_images(obs: Observation, annotate: bool) -> RecordImages:
+    """The record's pictures of ``obs``: made already when the step reached the model, else here."""
     images = obs.images if obs.images is not None else ScreenImages(obs.screenshot, obs.ui_state.elements)
-    made: list[bytes] = []
+    try:
+        return images.record(annotated=annotate and obs.record_marks)
+    finally:
+        images.release()  # nothing more is drawn from this screen: its pixels can go
 
-    def produce() -> bytes:
-        try:
-            png = images.annotated_png()
-            try:
-                made.append(images.thumbnail_png())
-            except Exception:  # noqa: BLE001 - without it the report reads annotated.png itself
-                pass
-            return png
-        finally:
-            images.release()
 
-    def thumbnail() -> tuple[bytes, tuple[int, int]]:
-        return made[0], png_size(images.png)
-
-    return produce, thumbnail
+def _write_quietly(writer: RunWriter, relative: str, content: bytes | str) -> bool:
+    """Write one file; False when it could not be (the writer keeps the failure: the step fails)."""
+    try:
+        writer.write_file(relative, content)
+    except RunWriteError:
+        return False
+    return True

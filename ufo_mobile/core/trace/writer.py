@@ -5,7 +5,7 @@ Layout::
     run.json              the run's settings summary at start, its result at the end
     steps.jsonl           one line per step, flushed when the step ends
     run.log               structured log (JSON lines): transitions, retries, errors
-    steps/0001/           screenshot.png, annotated.png, controls.json, screen.txt, prompt.json,
+    steps/0001/           screenshot.png, annotated.jpg, controls.json, screen.txt, prompt.json,
                           reply.txt, action.json, result.json, timings.json
     final.png             the screen when the run ended in FAIL, or after the last step's action
     run.lock              held (flock) while the run is alive; removed when it ends
@@ -26,7 +26,6 @@ import shlex
 import shutil
 import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,11 +40,11 @@ THUMBNAIL_BUDGET = 32 * 1024 * 1024  # bytes of thumbnails a run keeps for its r
 
 @dataclass(frozen=True)
 class Thumbnail:
-    """A small copy (PNG bytes) of an image the run wrote, kept so that the run's report need not
+    """A small copy (JPEG bytes) of an image the run wrote, kept so that the run's report need not
     decode the file again; it stands for the file only while the file still has this size and
     modification time. ``source_size`` is the image's own width and height."""
 
-    png: bytes
+    jpeg: bytes
     source_size: tuple[int, int]
     file_size: int
     mtime_ns: int
@@ -149,7 +148,7 @@ def dumps(obj: Any, *, indent: int | None = 2) -> str:
 
 
 class RunWriter:
-    """Writes one run's directory. Not thread-safe, except ``write_later``; one writer per run.
+    """Writes one run's directory. Not thread-safe; one writer per run.
 
     ``RunWriter(run_dir)`` creates exactly ``run_dir``; ``RunWriter.open(log_dir, run_id)`` takes
     the next free name (``run_id``, ``run_id-2``, ...) when another run got the same id.
@@ -180,9 +179,6 @@ class RunWriter:
             if isinstance(exc, RunWriteError):
                 raise
             raise write_error(run_dir, exc) from exc
-        # One background thread for artifacts that are slow to make and needed by no one in the loop.
-        self._background = ThreadPoolExecutor(max_workers=1, thread_name_prefix="run-writer")
-        self._pending: list[Future[None]] = []
         self.thumbnails: dict[str, Thumbnail] = {}  # relative path -> thumbnail, for the report
         self._thumbnail_bytes = 0
 
@@ -256,40 +252,17 @@ class RunWriter:
             raise self._failed(exc) from exc.__cause__
         return path
 
-    def write_later(self, relative: str | Path, produce: Callable[[], bytes], *,
-                    thumbnail: Callable[[], tuple[bytes, tuple[int, int]]] | None = None) -> None:
-        """Make and write an artifact in the background; a failure is written next to it as text.
-
-        ``thumbnail`` (an image's small copy as PNG bytes, and the image's size) is asked for once
-        the file is written, and kept in ``thumbnails`` for the report (within ``THUMBNAIL_BUDGET``).
-        """
-        def job() -> None:
-            try:
-                path = self.write_file(relative, produce())
-            except RunWriteError:
-                return  # remembered in self.failure; the next step ends the run
-            except Exception as exc:  # an artifact must never take the run down
-                try:
-                    self.write_file(f"{relative}.error.txt", f"{type(exc).__name__}: {exc}\n")
-                except RunWriteError:
-                    pass
-                return
-            if thumbnail is not None and self._thumbnail_bytes < THUMBNAIL_BUDGET:
-                try:
-                    png, size = thumbnail()
-                    stat = path.stat()
-                except Exception:  # noqa: BLE001 - a thumbnail is a shortcut; the report reads the file without it
-                    return
-                self.thumbnails[Path(relative).as_posix()] = Thumbnail(png, size, stat.st_size, stat.st_mtime_ns)
-                self._thumbnail_bytes += len(png)
-
-        self._pending = [f for f in self._pending if not f.done()]
-        self._pending.append(self._background.submit(job))
-
-    def flush(self) -> None:
-        """Wait for every background artifact to be on disk."""
-        for future in list(self._pending):
-            future.result()
+    def keep_thumbnail(self, relative: str | Path, jpeg: bytes, source_size: tuple[int, int]) -> None:
+        """Keep ``jpeg``, a small copy of the image just written at ``relative`` (whose own size is
+        ``source_size``), in ``thumbnails`` for the report, within ``THUMBNAIL_BUDGET``."""
+        if self._thumbnail_bytes + len(jpeg) > THUMBNAIL_BUDGET:
+            return
+        try:
+            stat = (self.run_dir / relative).stat()
+        except OSError:
+            return  # a thumbnail is a shortcut: the report reads the file without it
+        self.thumbnails[Path(relative).as_posix()] = Thumbnail(jpeg, source_size, stat.st_size, stat.st_mtime_ns)
+        self._thumbnail_bytes += len(jpeg)
 
     def _essential(self, write: Callable[[], None]) -> None:
         """A write the run cannot do without: on failure, free the reserve and try once more."""
@@ -317,9 +290,8 @@ class RunWriter:
         self._essential(lambda: write_atomic(self.run_dir / "run.json", content, sync=True))
 
     def close(self) -> None:
-        """Finish background work, free the reserve and end the run's lock. Call after the final
-        ``write_run``: a run without its lock is one that has ended."""
-        self._background.shutdown(wait=True)
+        """Free the reserve and end the run's lock. Call after the final ``write_run``: a run
+        without its lock is one that has ended."""
         self._steps.close()
         self._log.close()
         self._reserve.release()

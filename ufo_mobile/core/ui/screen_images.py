@@ -1,20 +1,24 @@
 """The pictures of one observed screen, made from one decode of its screenshot, each at most once.
 
 An observation needs several pictures of the same screen: the model's (the set-of-mark at the size
-the tile budget allows), the run directory's ``annotated.png`` (the same marks at full size) and
-the report's thumbnail of that (``THUMBNAIL_SIDE``). ``ScreenImages`` decodes the screenshot once, draws the marks once,
-at full size, and derives the smaller pictures from that drawing with ``shrink`` (an exact box
-reduction by the integer part of the factor, then a short resample): a fraction of what
-resampling the full-size image costs. PNGs are written with ``ui.png.encode_png``.
+the tile budget allows, PNG), and the run's record (``record``): the run directory's
+``annotated.jpg`` (the same marks at full size, JPEG), the report's thumbnail of that
+(``THUMBNAIL_SIDE``, JPEG) and a small clean copy of the screenshot (JPEG, at least ``CLEAN_SIDE``
+on its longest side: the report's "after" figure and change boxes). ``ScreenImages`` decodes the
+screenshot once, keeps the clean copy (an integer box reduction) before it draws the marks, draws
+them once, at full size, and derives the smaller pictures from that drawing with ``shrink`` (an
+exact box reduction by the integer part of the factor, then a short resample): a fraction of what
+resampling the full-size image costs. PNGs are written with ``ui.png.encode_png``, JPEGs by Pillow.
 
 Each picture is made on first use and kept, so a screen observed again unchanged costs nothing
-more. The methods are thread-safe: the run writer's background thread asks for the full-size PNG
-while the next step may already be using the same object. ``release`` drops the decoded pixels
-(a phone screen is about 8 MB of them) once the pictures are made; a later request decodes again.
+more. The methods are thread-safe (the model phase makes the pictures in a worker thread).
+``release`` drops the decoded pixels (a phone screen is about 8 MB of them) once the pictures are
+made; a later request decodes again.
 """
 
 from __future__ import annotations
 
+import io
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,6 +31,18 @@ from ufo_mobile.core.ui.png import encode_png
 from ufo_mobile.core.ui.screenshot import BLANK_MAX_BYTES, decode, is_blank_image, png_size, shrink
 
 THUMBNAIL_SIDE = 720  # the longest side of the report's pictures
+CLEAN_SIDE = 540  # the clean copy's longest side is at least this (the report's "after" figure)
+# annotated.jpg: quality 80 with 4:2:0 chroma keeps the numbered labels readable at full size (checked
+# by eye on real screenshots), at 17 ms and ~210 KiB for a 1080x2400 screen (docs/benchmarks.md)
+ANNOTATED_QUALITY = 80
+SMALL_QUALITY = 90  # the thumbnail and the clean copy: decoded again for the page, so lose little
+
+
+def jpeg(image: Image.Image, quality: int) -> bytes:
+    """``image`` as JPEG bytes (4:2:0 chroma)."""
+    out = io.BytesIO()
+    image.save(out, format="JPEG", quality=quality, subsampling="4:2:0")
+    return out.getvalue()
 
 
 @dataclass(frozen=True)
@@ -37,6 +53,18 @@ class ModelImage:
     png: bytes
     clean: bytes | None
     scale: float
+
+
+@dataclass(frozen=True)
+class RecordImages:
+    """What the run's record keeps of a screen: ``annotated`` (``annotated.jpg``; None when the
+    marks are not recorded), its ``thumbnail`` for the report (None likewise), the ``clean`` small
+    copy of the screenshot, all JPEG bytes, and the screenshot's own ``size``."""
+
+    annotated: bytes | None
+    thumbnail: bytes | None
+    clean: bytes
+    size: tuple[int, int]
 
 
 class ScreenImages:
@@ -56,7 +84,9 @@ class ScreenImages:
         self._half: Image.Image | None = None  # the marked picture halved: where the smaller ones start
         self._blank: bool | None = None
         self._models: dict[tuple[tuple[int, int], bool, bool], ModelImage] = {}
-        self._annotated_png: bytes | None = None
+        self._clean_small: Image.Image | None = None  # kept before the marks are drawn
+        self._clean: bytes | None = None
+        self._annotated: bytes | None = None
         self._thumbnails: dict[int, bytes] = {}
 
     def decoded(self) -> Image.Image:
@@ -73,6 +103,8 @@ class ScreenImages:
         with self._lock:
             if self._marked is None:
                 image = self.decoded()
+                if self._clean is None and self._clean_small is None:
+                    self._clean_small = _reduced(image)
                 self._decoded = None
                 draw_marks(image, self.controls, 1.0)
                 self._marked = image
@@ -98,7 +130,7 @@ class ScreenImages:
                 plain = encode_png(shrink(self.decoded(), target)) if clean or not marks else None
                 if marks:
                     shown = self._shrunk(target)
-                    sent = self.annotated_png() if shown is self._marked else encode_png(shown)
+                    sent = encode_png(shown)
                 else:
                     assert plain is not None
                     sent = plain
@@ -113,24 +145,47 @@ class ScreenImages:
         target = (min(size[0], width), min(size[1], height))
         return target, target[0] / width
 
-    def annotated_png(self) -> bytes:
-        """``annotated.png``: the full-size set-of-mark screenshot as PNG bytes."""
+    def annotated_jpeg(self) -> bytes:
+        """``annotated.jpg``: the full-size set-of-mark screenshot as JPEG bytes."""
         with self._lock:
-            if self._annotated_png is None:
-                self._annotated_png = encode_png(self.marked())
-            return self._annotated_png
+            if self._annotated is None:
+                self._annotated = jpeg(self.marked(), ANNOTATED_QUALITY)
+            return self._annotated
 
-    def thumbnail_png(self, longest_side: int = THUMBNAIL_SIDE) -> bytes:
+    def thumbnail_jpeg(self, longest_side: int = THUMBNAIL_SIDE) -> bytes:
         """The full-size marked picture shrunk so that its longest side is at most ``longest_side``,
-        as PNG bytes: what the report shows (it makes the same from ``annotated.png`` without it)."""
+        as JPEG bytes: what the report shows (it makes the same from ``annotated.jpg`` without it)."""
         with self._lock:
             found = self._thumbnails.get(longest_side)
             if found is None:
                 width, height = png_size(self.png)
                 factor = min(1.0, longest_side / max(width, height))
                 size = (max(1, round(width * factor)), max(1, round(height * factor)))
-                found = self._thumbnails[longest_side] = encode_png(self._shrunk(size))
+                found = self._thumbnails[longest_side] = jpeg(self._shrunk(size), SMALL_QUALITY)
             return found
+
+    def clean_jpeg(self) -> bytes:
+        """The screenshot without marks, reduced by an integer factor to at least ``CLEAN_SIDE`` on
+        its longest side, as JPEG bytes. Kept from before the marks are drawn: made after them, it
+        decodes the screenshot again."""
+        with self._lock:
+            if self._clean is None:
+                small = self._clean_small if self._clean_small is not None else _reduced(self.decoded())
+                self._clean = jpeg(small, SMALL_QUALITY)
+                self._clean_small = None
+            return self._clean
+
+    def record(self, *, annotated: bool = True) -> RecordImages:
+        """The pictures the run's record keeps (``RecordImages``); the marked ones when ``annotated``."""
+        with self._lock:
+            clean = self.clean_jpeg()  # first: the marks are drawn on the decoded pixels
+            full = self.annotated_jpeg() if annotated else None
+            return RecordImages(full, self.thumbnail_jpeg() if annotated else None, clean, png_size(self.png))
+
+    @property
+    def holds_pixels(self) -> bool:
+        """Whether full-size pixels (decoded or marked) are held: none after ``release``."""
+        return self._decoded is not None or self._marked is not None
 
     def _shrunk(self, size: tuple[int, int]) -> Image.Image:
         """``shrink(self.marked(), size)``, starting from the halved picture the model's and the
@@ -146,3 +201,9 @@ class ScreenImages:
         """Drop the full-size pixels; the pictures made so far stay."""
         with self._lock:
             self._decoded = self._marked = self._half = None
+
+
+def _reduced(image: Image.Image) -> Image.Image:
+    """``image`` box-reduced by the largest integer factor that keeps ``CLEAN_SIDE`` on its longest side."""
+    factor = max(1, max(image.size) // CLEAN_SIDE)
+    return image.reduce(factor) if factor > 1 else image.copy()

@@ -43,11 +43,11 @@ def _bounded(text: str | None) -> str | None:
 
 def step_payload(session: Session, phone: Phone, step: StepContext, annotate: bool) -> dict[str, Any]:
     """A step event's ``result``: state, action, outcome, timings and the step's screenshots on disk
-    (``annotated.png`` is written in the background: it may appear a moment after the event)."""
+    (both written before the event is sent)."""
     redact = session.redactor.text
     obs, result = step.observation, step.result
     folder = session.run_dir / "steps" / f"{step.step:04d}" if session.run_dir is not None else None
-    annotated = folder / "annotated.png" if folder is not None and obs is not None and annotate else None
+    annotated = folder / "annotated.jpg" if folder is not None and obs is not None and annotate else None
     return {
         "event": "step",
         "phone": phone.name,
