@@ -133,17 +133,18 @@ def test_the_answer_schema_the_black_screenshot_and_the_history_present_and_abse
     assert [m.text() for m in past] == expected
 
 
-def test_the_reply_schema_lists_each_action_with_its_arguments() -> None:
+def test_the_reply_schema_names_each_action_the_prompt_lists() -> None:
     phase = LLMInteraction(ScriptedModel(Script(replies=["x"])), registry())
     schema = phase.schema
     assert schema["properties"]["actions"]["maxItems"] == 5  # agent.max_actions_per_turn
-    actions = schema["properties"]["actions"]["items"]["anyOf"]
-    names = [a["properties"]["name"]["const"] for a in actions]
+    action = schema["properties"]["actions"]["items"]
+    names = action["properties"]["name"]["enum"]
     assert names[:3] == ["click", "long_press", "click_at"] and "complete" in names
+    assert all(f"- {name}(" in phase.system_prompt((1080, 2400)) for name in names)  # each one explained
     # the statuses the prompt explains, never CONFIRM (the runtime's own)
     assert schema["properties"]["status"]["enum"] == ["CONTINUE", "FINISH", "FAIL", "PENDING", "TAKEOVER"]
     assert schema["properties"]["remember"] == {"type": "array", "items": {"type": "string"}}
-    assert all(a["properties"]["confirm"] == {"type": "boolean"} for a in actions)
+    assert action["properties"]["confirm"] == {"type": "boolean"}
     json.dumps(schema)  # sendable
 
 

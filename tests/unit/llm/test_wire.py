@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import base64
-import json
 from types import SimpleNamespace as NS
 from typing import Any
 
 import pytest
 
 from ufo_mobile.core.llm.reply import AgentReply
-from ufo_mobile.core.llm.wire import WireReply, bare_schema, json_schema_format, read_reply, to_openai_messages
+from ufo_mobile.core.llm.wire import WireReply, json_schema_format, read_reply, to_openai_messages
 from ufo_mobile.core.memory.messages import ChatMessage, ImagePart, TextPart
 from ufo_mobile.core.processors.llm_interaction import reply_schema
 from ufo_mobile.core.tools.build import register_builtin_tools
@@ -83,26 +82,14 @@ def test_odd_replies_are_empty_text_not_crashes() -> None:
             read_reply(broken)
 
 
-def test_a_bare_schema_keeps_what_a_decoder_needs_and_no_explanations() -> None:
-    schema = {"type": "object", "title": "Args", "description": "the arguments",
-              "properties": {"title": {"type": "string", "description": "a field named title", "default": ""},
-                             "when": {"anyOf": [{"type": "string"}, {"type": "null"}], "title": "When"}},
-              "$defs": {"description": {"type": "integer", "examples": [1]}},
-              "required": ["title"], "additionalProperties": False}
-    assert bare_schema(schema) == {
-        "type": "object",
-        "properties": {"title": {"type": "string"}, "when": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
-        "$defs": {"description": {"type": "integer"}},
-        "required": ["title"], "additionalProperties": False}
-
-
-def test_the_reply_schema_says_nothing_the_action_list_says() -> None:
+def test_the_reply_schema_holds_the_shape_and_names_each_action_once() -> None:
     tools = ToolRegistry()
     register_builtin_tools(tools)
     schema = reply_schema(tools)
-    text = json.dumps(schema["properties"]["actions"])
-    assert '"description"' not in text and '"title"' not in text and '"default"' not in text
-    names = [option["properties"]["name"]["const"] for option in schema["properties"]["actions"]["items"]["anyOf"]]
-    assert names == tools.names()  # still one entry per tool, with its arguments
-    click = schema["properties"]["actions"]["items"]["anyOf"][0]["properties"]["args"]
-    assert click["required"] == ["index"] and click["properties"]["index"] == {"type": "integer"}
+    action = schema["properties"]["actions"]["items"]
+    assert action["properties"]["name"]["enum"] == tools.names()  # only the actions offered
+    assert action["required"] == ["name", "args"] and action["properties"]["args"] == {"type": "object"}
+    assert schema["properties"]["status"]["enum"] == ["CONTINUE", "FINISH", "FAIL", "PENDING", "TAKEOVER"]
+    assert "plan" not in reply_schema(tools, with_plan=False)["properties"]  # the executor keeps none
+    tools.disable(["click_at"])
+    assert "click_at" not in reply_schema(tools)["properties"]["actions"]["items"]["properties"]["name"]["enum"]

@@ -42,31 +42,6 @@ def to_openai_messages(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
     return [to_openai_message(m) for m in messages]
 
 
-#: Keywords that only explain a schema: the prompt's action list says the same, so they are not sent.
-_EXPLAINING = frozenset({"title", "description", "default", "examples"})
-#: Keywords whose value maps names (properties, definitions) to schemas: the names stay.
-_NAMED_SCHEMAS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
-
-
-def bare_schema(schema: Any) -> Any:
-    """``schema`` without the keywords that only explain it (``title``, ``description``,
-    ``default``, ``examples``): what a constrained decoder needs, in about two thirds of the tokens.
-    Property names that happen to be such words are kept."""
-    if isinstance(schema, list):
-        return [bare_schema(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in _EXPLAINING:
-            continue
-        if key in _NAMED_SCHEMAS and isinstance(value, dict):
-            out[key] = {name: bare_schema(sub) for name, sub in value.items()}
-        else:
-            out[key] = bare_schema(value)
-    return out
-
-
 def json_schema_format(schema: Mapping[str, Any]) -> dict[str, Any]:
     """``response_format`` for ``schema``. Not strict: the reply's ``args`` is a free-form object,
     which strict mode forbids; the reply is validated by the caller either way."""

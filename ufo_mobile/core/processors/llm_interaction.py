@@ -22,7 +22,6 @@ from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.llm.prompt import PromptTemplates, compose
 from ufo_mobile.core.llm.reply import AgentReply, parse_reply
 from ufo_mobile.core.llm.structured import OutputSpec
-from ufo_mobile.core.llm.wire import bare_schema
 from ufo_mobile.core.memory.messages import ChatMessage, ContentPart, ImagePart, TextPart
 from ufo_mobile.core.memory.records import render_history
 from ufo_mobile.core.processors.confirm import Attendance
@@ -37,18 +36,21 @@ MEMORY_ITEMS = 20  # the most recent facts from ``remember`` shown to the model
 
 
 def reply_schema(tools: ToolRegistry, *, max_actions: int = 5, with_plan: bool = True) -> dict[str, Any]:
-    """The JSON schema of a reply: ``actions`` a list of the registry's tools with their arguments
-    (each with the optional ``confirm`` flag that asks a person to approve it first); ``plan`` only
-    for an agent that keeps one (not the executor). Bare (``bare_schema``): the prompt's action list
-    describes the tools and their arguments, so the schema does not say it twice."""
-    actions = bare_schema(tools.json_schema())
-    for entry in actions.get("anyOf", [actions]):
-        entry.setdefault("properties", {})["confirm"] = {"type": "boolean"}
+    """The JSON schema of a reply, in the fewest tokens that still hold its shape: the statuses,
+    and each action as one of the registry's tool names with an ``args`` object (and the optional
+    ``confirm`` flag that asks a person to approve it first); ``plan`` only for an agent that keeps
+    one (not the executor). The arguments are not spelled out: the prompt's action list states
+    them, and each action's arguments are checked when the reply is read (a wrong one is re-asked),
+    so a per-tool schema would say the same again in about six times the tokens."""
+    action = {"type": "object",
+              "properties": {"name": {"type": "string", "enum": tools.names()}, "args": {"type": "object"},
+                             "confirm": {"type": "boolean"}},
+              "required": ["name", "args"], "additionalProperties": False}
     properties: dict[str, Any] = {
         "status": {"type": "string", "enum": [s.value for s in MODEL_STATUSES]},
         "observation": {"type": "string"},
         "thought": {"type": "string"},
-        "actions": {"type": "array", "items": actions, "maxItems": max_actions},
+        "actions": {"type": "array", "items": action, "maxItems": max_actions},
         "remember": {"type": "array", "items": {"type": "string"}},
         "plan": {"type": "array", "items": {"type": "string"}},
         "result": {"type": "string"},

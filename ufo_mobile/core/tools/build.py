@@ -20,26 +20,25 @@ from ufo_mobile.core.ui.provider import StateProvider
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.settings import Settings, ToolSettings, import_callable
 
-_PIXELS = "in screen pixels, like the places in the screen list"
-
-#: name, function, argument model, capabilities needed, description
+#: name, function, argument model, capabilities needed, description (coordinates are screen pixels: each
+#: agent's system prompt says so once, for all of them)
 _BUILTINS: tuple[tuple[str, Callable[..., Any], type[BaseModel], frozenset[str] | None, str], ...] = (
     ("click", a.click, args.ClickArgs, frozenset({"tap", "element_index"}),
      "Tap the control with this number. Add its text to have the number checked."),
     ("long_press", a.long_press, args.ClickArgs, frozenset({"swipe", "element_index"}),
      "Press and hold the control with this number (text: as for click)."),
     ("click_at", a.click_at, args.PointArgs, frozenset({"tap", "convert_point"}),
-     f"Tap the point (x, y), {_PIXELS}. Only when no control in the list fits."),
+     "Tap the point (x, y). Only when no control in the list fits."),
     ("click_area", a.click_area, args.AreaArgs, frozenset({"tap", "convert_point"}),
-     f"Tap the centre of the rectangle (x1, y1, x2, y2), {_PIXELS}."),
+     "Tap the centre of the rectangle (x1, y1, x2, y2)."),
     ("long_press_at", a.long_press_at, args.PointArgs, frozenset({"swipe", "convert_point"}),
-     f"Press and hold the point (x, y), {_PIXELS}."),
+     "Press and hold the point (x, y)."),
     ("type", a.type_text, args.TypeArgs, frozenset({"tap", "input_text", "element_index"}),
      "Type text exactly as given. With index, tap that text field (or the field a label names) first; "
      "other controls are refused. Otherwise type into the focused field. clear=true replaces the "
      "field's text; otherwise the text is appended."),
     ("swipe", a.swipe, args.SwipeArgs, frozenset({"swipe", "convert_point"}),
-     f"Swipe from coordinate [x, y] to coordinate2 [x, y], {_PIXELS}, taking duration seconds."),
+     "Swipe from coordinate [x, y] to coordinate2 [x, y], taking duration seconds."),
     ("scroll", a.scroll, args.ScrollArgs, frozenset({"swipe"}),
      "Scroll the control with this number (or the whole screen) to reveal what lies in direction: "
      "down shows what is below."),
