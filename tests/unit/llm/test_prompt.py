@@ -165,6 +165,22 @@ async def test_the_schema_goes_to_the_model_and_each_call_is_recorded() -> None:
     assert parse_reply(ctx.raw_replies[-1]).status == "FINISH"
 
 
+async def test_an_action_with_wrong_arguments_is_re_asked_and_never_run() -> None:
+    wrong = {"status": "CONTINUE", "actions": [{"name": "wait", "args": {"duration": 1}},
+                                                {"name": "click", "args": {"index": "the second"}}]}
+    right = {"status": "CONTINUE", "actions": [{"name": "click", "args": {"index": 2}}]}
+    phase = LLMInteraction(ScriptedModel(Script(replies=[wrong, right])), registry())
+    ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=SharedState(), observation=observation())
+    await phase.run(ctx)
+    assert [a.name for a in ctx.actions] == ["click"] and ctx.usage.calls == 2  # the wait did not run either
+    assert ctx.parse_errors and "action 2: bad arguments for click: index" in ctx.parse_errors[0]
+    unknown = {"status": "CONTINUE", "actions": [{"name": "tap", "args": {}}]}
+    phase = LLMInteraction(ScriptedModel(Script(replies=[unknown, right])), registry())
+    ctx = StepContext(run_id="r", step=1, agent_name="A", request="x", shared=SharedState(), observation=observation())
+    await phase.run(ctx)
+    assert "action 1: unknown tool 'tap'" in ctx.parse_errors[0] and ctx.usage.calls == 2
+
+
 @pytest.mark.parametrize("clean", [False, True])
 async def test_a_model_that_reads_no_images_gets_the_parts_without_the_encoding(clean: bool) -> None:
     obs = observation(clean)

@@ -203,12 +203,17 @@ class LLMInteraction:
         raise AssertionError("unreachable")
 
     def parse(self, text: str) -> AgentReply:
-        """A reply that keeps the contract: at most ``max_actions`` actions, and a FINISH whose
+        """A reply that keeps the contract: at most ``max_actions`` actions, each an offered action
+        with arguments it takes (the reply schema names the actions only), and a FINISH whose
         result matches ``task.output`` when the task asks for data."""
         reply = parse_reply(text)
         if len(reply.actions) > self.max_actions:
             raise LLMOutputParseError(f"{len(reply.actions)} actions in one turn; at most {self.max_actions}",
                                       raw=text)
+        for number, action in enumerate(reply.actions, 1):
+            problem = self.tools.check_call(action.name, action.args)
+            if problem is not None:
+                raise LLMOutputParseError(f"action {number}: {problem}", raw=text)
         if reply.status == MobileAgentStatus.FINISH and self.output is not None:
             self.output.extract(reply.result)  # raises StructuredOutputError, which is re-asked about
         return reply

@@ -138,10 +138,22 @@ class ToolRegistry:
             workflow_ctx.write_event_to_stream(ToolExecutionEvent(name, args, result.success, result.summary))
         return result
 
+    def check_call(self, name: str, args: Mapping[str, Any] | None) -> str | None:
+        """What is wrong with calling tool ``name`` with ``args`` (one line for the model), or None:
+        a reply is checked with it as it is read, so a wrong call is re-asked, never run."""
+        tool = self.tools.get(name)
+        if tool is None:
+            return f"unknown tool {name[:80]!r}; available: {', '.join(self.tools) or 'none'}"
+        try:
+            tool.args_model.model_validate(dict(args or {}))
+        except ValidationError as exc:
+            return f"bad arguments for {name}: {describe_validation(exc)}"
+        return None
+
     async def _run(self, name: str, args: dict[str, Any], ctx: ActionContext) -> ActionResult:
         tool = self.tools.get(name)
         if tool is None:
-            return ActionResult.failed(f"unknown tool {name[:80]!r}; available: {', '.join(self.tools) or 'none'}")
+            return ActionResult.failed(self.check_call(name, args) or name)
         try:
             parsed = tool.args_model.model_validate(args)
         except ValidationError as exc:
