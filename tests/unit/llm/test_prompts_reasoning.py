@@ -14,7 +14,7 @@ from ufo_mobile.core.status import MODEL_STATUSES
 
 EXPECTED = {
     "manager": {
-        "system": {"actions", "person", "untrusted"}, "scripter_disabled": set(), "output_schema": {"schema"},
+        "system": {"actions", "width", "height", "legend", "person", "untrusted"}, "scripter_disabled": set(), "output_schema": {"schema"},
         "user": {"request", "current_app", "apps"}, "device_date": {"date"}, "app_card": {"app", "card"},
         "memory": {"memory"},
         "executor_facts": {"facts"}, "previous_plan": {"plan"}, "recent_actions": {"outcomes"},
@@ -117,3 +117,14 @@ def test_each_sub_agent_prompt_shows_a_reply_its_parser_accepts() -> None:
     assert "<timeout> seconds" in render("scripter", "system") and "urllib" in render("scripter", "system")
     user = render("text_manipulator", "user")
     assert "<current_text>\n<text>\n</current_text>" in user and "<instruction>" in user
+
+
+def test_the_planner_is_told_how_to_read_the_screen_list_it_is_sent() -> None:
+    from tests.unit.llm.test_prompt import registry
+    from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+    from ufo_mobile.core.processors.reasoning import ManagerInteraction
+    from ufo_mobile.core.ui.format import screen_legend
+
+    system = ManagerInteraction(ScriptedModel(Script(replies=["x"])), registry()).system_prompt((720, 1600))
+    assert "\n".join(screen_legend()) in system  # the places, the flags and the nesting, as the executor reads them
+    assert "720 x 1600 pixels" in system

@@ -56,7 +56,7 @@ async def test_a_reply_held_until_its_file_exists(tmp_path: Path) -> None:
 
 SETTINGS_SCREEN = """Step budget: 1 of 8 steps used.
 
-App com.android.settings, screen 1080x2400 px, keyboard hidden, focused control none.
+App com.android.settings, screen 1080x2400 px, keyboard hidden.
 1 TextView "09:41" [48,0,220,84]
 2 LinearLayout "Battery 87 percent." [660,0,1044,84]
 3 TextView "Settings" [0,84,1080,252]
@@ -72,7 +72,7 @@ App com.android.settings, screen 1080x2400 px, keyboard hidden, focused control 
 
 Reply with the JSON object for your next turn.
 [image: annotated screenshot obs-0002-2]"""
-OLD_SCREEN = ("App com.android.launcher3, screen 1080x2400 px, keyboard hidden, focused control none.\n"
+OLD_SCREEN = ("App com.android.launcher3, screen 1080x2400 px, keyboard hidden.\n"
               '1 TextView "Wi-Fi" [0,0,9,9]')
 
 

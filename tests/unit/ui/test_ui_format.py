@@ -30,7 +30,7 @@ _FIELD_PATTERNS = {
 
 def _line_regex(header: str) -> re.Pattern[str]:
     """A regex for control lines, built from the field list the header announces, in its order."""
-    announced = header.split("Controls: ", 1)[1].rstrip(".").split(" ")
+    announced = header.split("Controls: ", 1)[1].split(" (", 1)[0].split(" ")
     assert announced == list(LINE_FIELDS)
     return re.compile(r"^(?P<indent>(?:  )*)" + "".join(_FIELD_PATTERNS[f] for f in announced) + "$")
 

@@ -26,6 +26,7 @@ from ufo_mobile.core.memory.messages import ChatMessage
 from ufo_mobile.core.processors.context import Observation, StepContext
 from ufo_mobile.core.processors.llm_interaction import LLMInteraction, app_list
 from ufo_mobile.core.status import ManagerStatus, MobileAgentStatus
+from ufo_mobile.core.ui.format import screen_legend
 from ufo_mobile.safe_text import printable
 
 RECENT = 5  # outcomes and errors shown to the manager
@@ -68,7 +69,9 @@ class ManagerInteraction(LLMInteraction):
 
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
         t = self.templates
-        return compose([t.render("system", actions=self.tools.get_tool_descriptions_text(),
+        width, height = screen_size
+        return compose([t.render("system", actions=self.tools.get_tool_descriptions_text(), width=width,
+                                 height=height, legend="\n".join(screen_legend()),
                                  person=self.attendance.person_text(self.contract),
                                  untrusted=self.contract.render("untrusted")),
                         "" if self.scripter_enabled else t.render("scripter_disabled"),
