@@ -2,7 +2,8 @@
 phones in processes of their own, a fresh phone state between tasks, and the CPU time of a process.
 
 ``write_task`` writes the demo (turn on Wi-Fi, 4 steps) with the scripted model waiting a given time
-before every reply; ``start_phones`` starts ``python -m ufo_mobile sim`` processes and ``stop_phones``
+before every reply, ``write_check_task`` a task honest on a phone where the demo ran (is Wi-Fi on? 3
+steps); ``start_phones`` starts ``python -m ufo_mobile sim`` processes and ``stop_phones``
 stops them; ``reset_phone`` clears the Settings app's data over adb (``pm clear``: Wi-Fi off again,
 its screens closed, the home screen in front), so every task starts where the demo is honest;
 ``cpu_seconds`` reads a process's user+system time from ``/proc``.
@@ -30,13 +31,27 @@ def write_task(folder: Path, latency: float, device: dict[str, Any] | None = Non
     """The demo task in ``folder`` with a scripted model that waits ``latency`` seconds per reply."""
     script = yaml.safe_load(DEMO_SCRIPT.read_text())
     script.pop("modes", None)
-    script["delay_seconds"] = latency
-    (folder / "script.yaml").write_text(json.dumps(script))
-    task: dict[str, Any] = {"task": {"name": "wifi", "text": "Turn on Wi-Fi"}, "model": {"script": "script.yaml"},
+    return _task(folder, "wifi", "Turn on Wi-Fi", script["replies"], latency, device)
+
+
+def write_check_task(folder: Path, latency: float, device: dict[str, Any] | None = None) -> Path:
+    """A task honest on a phone where the demo ran: read whether Wi-Fi is on (3 steps; the answer is
+    given only when the screen shows the switch on, as the demo's last reply)."""
+    replies = yaml.safe_load(DEMO_SCRIPT.read_text())["replies"]
+    look, answer = replies[:2], replies[-1]
+    answer["reply"] = {**answer["reply"], "observation": "The Use Wi-Fi switch is on.",
+                       "thought": "The switch answers the question.", "result": "Yes, Wi-Fi is on."}
+    return _task(folder, "wifi-check", "Is Wi-Fi on? Look in Settings", [*look, answer], latency, device)
+
+
+def _task(folder: Path, name: str, text: str, replies: list[Any], latency: float,
+          device: dict[str, Any] | None) -> Path:
+    (folder / f"{name}-script.yaml").write_text(json.dumps({"replies": replies, "delay_seconds": latency}))
+    task: dict[str, Any] = {"task": {"name": name, "text": text}, "model": {"script": f"{name}-script.yaml"},
                             "limits": {"max_steps": 8}}
     if device:
         task["device"] = device
-    path = folder / "wifi.yaml"
+    path = folder / f"{name}.yaml"
     path.write_text(json.dumps(task))
     return path
 

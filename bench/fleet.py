@@ -7,11 +7,13 @@ Starts 16 emulated phones (``python -m ufo_mobile sim --port 0``, each a process
 private real adb server on 127.0.0.1, then runs the local engine's batch (``ufo_mobile.fleet``, the
 code behind ``python -m ufo_mobile batch``) in this process over the first 1, 2, 4, 8 and 16 of them,
 with the scripted model waiting S seconds (default 1) before every reply, a stand-in for a real
-model's latency. Every phone runs K tasks (default 2) of the demo (turn on Wi-Fi, 4 steps), as K
-batches of one task per phone; between them (not timed) every phone gets a fresh state (``pm clear``
-of the Settings app: Wi-Fi off, the home screen in front), so every task is honest and should end
-FINISH; the table says how many did. A warm-up batch over all the phones runs first (each phone's
-app labels are read from its APKs once, then cached).
+model's latency. Each batch has K tasks per phone (default 2): first the demo once per phone (turn
+on Wi-Fi, 4 steps), then K-1 per phone of a task honest on a phone where the demo ran (is Wi-Fi on?
+3 steps, the answer given once the screen shows the switch on). All phones are free when a batch
+starts, so the scheduler hands each its own demo first; before every batch (not timed) every phone
+gets a fresh state (``pm clear`` of the Settings app: Wi-Fi off, the home screen in front). So every
+task is honest and should end FINISH; the table says how many did. A warm-up batch over all the
+phones runs first (each phone's app labels are read from its APKs once, then cached).
 
 For each pool size it prints the median over N rounds of: steps per second, the scaling against one
 phone (steps/s over the 1-phone steps/s), and the CPU time per step of each process on the host:
@@ -39,7 +41,14 @@ import structlog
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._phones import cpu_seconds, reset_phone, start_phones, stop_phones, write_task  # noqa: E402
+from bench._phones import (  # noqa: E402
+    cpu_seconds,
+    reset_phone,
+    start_phones,
+    stop_phones,
+    write_check_task,
+    write_task,
+)
 from tests.adb_server import PrivateAdbServer  # noqa: E402
 from ufo_mobile.fleet.batch import BatchOptions, BatchRun, prepare  # noqa: E402
 from ufo_mobile.fleet.progress import Board, QuietView  # noqa: E402
@@ -76,7 +85,8 @@ class Host:
     adb_pid: int
     phone_pids: list[int]
     serials: list[str]
-    task: Path
+    demo: Path  # the demo: turn on Wi-Fi
+    check: Path  # honest after the demo: is Wi-Fi on?
     log_dir: Path
 
     def cpu(self) -> dict[str, float]:
@@ -84,13 +94,14 @@ class Host:
                 "adb": cpu_seconds(self.adb_pid)}
 
 
-def one_batch(host: Host, size: int, into: Round) -> None:
-    """One task on each of the first ``size`` phones, every phone fresh; added to ``into``."""
+def one_batch(host: Host, size: int, per_phone: int, into: Round) -> None:
+    """``per_phone`` tasks for each of the first ``size`` phones (the demo first), every phone fresh at
+    the start; added to ``into``."""
     serials = host.serials[:size]
     for serial in serials:
         reset_phone(host.adb, host.adb_port, serial)
-    options = BatchOptions(tasks=[host.task] * size, devices=",".join(serials), log_dir=host.log_dir,
-                           adb_port=host.adb_port)
+    tasks = [host.demo] * size + [host.check] * size * (per_phone - 1)
+    options = BatchOptions(tasks=tasks, devices=",".join(serials), log_dir=host.log_dir, adb_port=host.adb_port)
     prepared = prepare(options)  # adb connect and the checks: not part of the measure
     run = BatchRun(prepared, QuietView(Board(prepared.tasks), sys.stderr))
     before, wall = host.cpu(), time.perf_counter()
@@ -164,21 +175,21 @@ def main(argv: list[str] | None = None) -> int:
         procs, serials = start_phones(max(args.sizes), args.profile, folder, args.ports + 1 if args.ports else 0)
         assert server._proc is not None  # the adb server's own process, for its CPU time
         host = Host(server.adb, server.port, server._proc.pid, [p.pid for p in procs], serials,
-                    write_task(folder, args.model_latency), folder / "logs")
+                    write_task(folder, args.model_latency), write_check_task(folder, args.model_latency),
+                    folder / "logs")
         try:
             for serial in serials:
                 server.run("connect", serial)
             for serial in serials:
                 server.run("-s", serial, "wait-for-device")
             warm = Round(len(serials))
-            one_batch(host, len(serials), warm)
+            one_batch(host, len(serials), 1, warm)
             print(f"warm-up: {warm.finish}/{warm.tasks} tasks ended FINISH in {warm.wall:.1f} s", file=sys.stderr)
             rounds: dict[int, list[Round]] = {size: [] for size in args.sizes}
             for n in range(args.repeat):
                 for size in args.sizes:
                     rounds[size].append(Round(size))
-                    for _ in range(args.tasks_per_phone):
-                        one_batch(host, size, rounds[size][-1])
+                    one_batch(host, size, args.tasks_per_phone, rounds[size][-1])
                 print(f"  round {n + 1} of {args.repeat} done", file=sys.stderr)
         finally:
             stop_phones(procs)
