@@ -16,7 +16,6 @@ turns off the batch's bound of two), for comparison.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -24,22 +23,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-import yaml
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-ROOT = Path(__file__).resolve().parents[1]
-DEMO_SCRIPT = ROOT / "ufo_mobile" / "config" / "tasks" / "scripts" / "demo_wifi.yaml"
-
-
-def write_task(folder: Path, latency: float) -> Path:
-    """The demo task with a scripted model that waits ``latency`` seconds per reply."""
-    script = yaml.safe_load(DEMO_SCRIPT.read_text())
-    script.pop("modes", None)
-    script["delay_seconds"] = latency
-    (folder / "script.yaml").write_text(json.dumps(script))
-    task = folder / "wifi.yaml"
-    task.write_text("task: {name: wifi, text: Turn on Wi-Fi}\nmodel: {script: script.yaml}\n"
-                    "device: {kind: sim}\nlimits: {max_steps: 8}\n")
-    return task
+from bench._phones import ROOT, write_task  # noqa: E402
 
 
 def peak_mb(args: list[str], folder: Path, env: dict[str, str] | None = None) -> float:
@@ -61,7 +47,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
         folder = Path(tmp)
-        task = str(write_task(folder, args.model_latency))
+        task = str(write_task(folder, args.model_latency, device={"kind": "sim"}))
 
         def batch(n: int) -> list[str]:
             return ["batch", *[task] * n, "--devices", f"sim:{n}", "--log-dir", "logs", "--quiet"]

@@ -185,3 +185,20 @@ async def test_several_connections_with_concurrent_streams_and_stop_closes_all(a
             assert await asyncio.wait_for(host.reader.read(), 30) == b""  # 30 s: a hang guard
         except ConnectionResetError:
             pass
+
+
+async def test_a_command_s_output_leaves_in_one_packet_as_from_a_pipe(adbd: EmulatedAdbd, connect: Connect) -> None:
+    """``pm list packages`` writes a line per package; like adbd reading a pipe, the device sends
+    them together (each WRTE waits for the host's OKAY), and the exit frame with them (v2)."""
+    host, _ = await connect()
+    for service in ("shell:pm list packages", "shell,v2,raw:pm list packages"):
+        local, okay = await host.open(service)
+        packets: list[Packet] = []
+        while (packet := await host.recv()).command == A_WRTE:
+            packets.append(packet)
+            await host.send(Packet(A_OKAY, local, okay.arg0))
+        assert packet.command == A_CLSE
+        await host.send(Packet(A_CLSE, local, okay.arg0))
+        output = b"".join(p.data for p in packets)
+        assert output.count(b"package:") > 10 and b"package:com.android.settings\n" in output
+        assert len(packets) == 1, service

@@ -29,6 +29,7 @@ from ufo_mobile.sim.phone.loader import builtin_apps, load_app_file
 from ufo_mobile.sim.phone.model import App, Screen
 from ufo_mobile.sim.phone.paint import Fonts
 from ufo_mobile.sim.phone.render import Renderer
+from ufo_mobile.sim.phone.shots import ShotCache
 from ufo_mobile.sim.phone.tasks import Frame, Tasks
 from ufo_mobile.sim.phone.template import Scope, render, resolve, truthy
 from ufo_mobile.sim.phone.view import Snapshot, StatusBar
@@ -66,6 +67,7 @@ class PhoneState:
             raise SimulatorError(f"no launcher installed: install an app with package {launcher!r}")
         self._tasks = Tasks(self._frame(launcher, self._apps[launcher].start))
         self._renderer = Renderer()
+        self._shots = ShotCache()
 
     # -- apps and state ------------------------------------------------------------------------
 
@@ -193,8 +195,8 @@ class PhoneState:
         return to_xml(self.snapshot())
 
     def screenshot_png(self) -> bytes:
-        """The current screen as PNG bytes."""
-        return self._renderer.png(self.snapshot())
+        """The current screen as PNG bytes (drawn and encoded once per screen: ``shots.ShotCache``)."""
+        return self._shots.png(self.snapshot(), self._renderer.png)
 
     def _extras(self) -> dict[str, Any]:
         now = self._clock()

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from ufo_mobile.sim.android.devstate import DeviceState
 from ufo_mobile.sim.android.shell import DeviceShell
 from ufo_mobile.sim.android.shio import ShellIO
+from ufo_mobile.sim.servers.adb.outbox import Outbox
 from ufo_mobile.sim.servers.adb.stream import AdbStream, StreamClosed
 from ufo_mobile.sim.servers.adb.sync import serve_sync
 from ufo_mobile.sim.servers.u2.server import serve_http
@@ -29,26 +30,26 @@ MAX_SCRIPT = 1024 * 1024
 
 
 class RawSink:
-    """Bytes written straight to the stream (v1 and exec)."""
+    """Bytes written as they are (v1 and exec), through the stream's outbox."""
 
-    def __init__(self, stream: AdbStream) -> None:
-        self._stream = stream
+    def __init__(self, outbox: Outbox) -> None:
+        self._outbox = outbox
 
     async def write(self, data: bytes) -> None:
         if data:
-            await self._stream.write(data)
+            await self._outbox.write(data)
 
 
 class FrameSink:
-    """Bytes written as shell-protocol packets of one id (v2)."""
+    """Bytes written as shell-protocol packets of one id (v2), through the stream's outbox."""
 
-    def __init__(self, stream: AdbStream, ident: int) -> None:
-        self._stream = stream
+    def __init__(self, outbox: Outbox, ident: int) -> None:
+        self._outbox = outbox
         self._ident = ident
 
     async def write(self, data: bytes) -> None:
         if data:
-            await self._stream.write(frame(self._ident, data))
+            await self._outbox.write(frame(self._ident, data))
 
 
 def frame(ident: int, data: bytes) -> bytes:
@@ -101,13 +102,15 @@ class FramedStdin:
 
 
 async def _shell_v1(device: DeviceState, stream: AdbStream, command: str) -> None:
-    sink = RawSink(stream)
+    outbox = Outbox(stream)
+    sink = RawSink(outbox)
     stdin = RawStdin(stream, device.limits.read_timeout)
     shell = DeviceShell(device)
     if command.strip():
         await shell.run(command, ShellIO(sink, sink, stdin))
     else:
         await _line_mode(shell, ShellIO(sink, sink, stdin))
+    await outbox.drain()
 
 
 async def _line_mode(shell: DeviceShell, io: ShellIO) -> int:
@@ -127,7 +130,8 @@ async def _line_mode(shell: DeviceShell, io: ShellIO) -> int:
 
 
 async def _shell_v2(device: DeviceState, stream: AdbStream, command: str, pty: bool) -> None:
-    io = ShellIO(FrameSink(stream, ID_STDOUT), FrameSink(stream, ID_STDERR),
+    outbox = Outbox(stream)
+    io = ShellIO(FrameSink(outbox, ID_STDOUT), FrameSink(outbox, ID_STDERR),
                  FramedStdin(stream, device.limits.read_timeout))
     shell = DeviceShell(device)
     if command.strip():
@@ -139,7 +143,8 @@ async def _shell_v2(device: DeviceState, stream: AdbStream, command: str, pty: b
         while len(script) <= MAX_SCRIPT and (chunk := await io.stdin.read()):
             script += chunk
         status = await shell.run(script.decode("utf-8", "replace"), ShellIO(io.stdout, io.stderr))
-    await stream.write(frame(ID_EXIT, bytes([status & 0xFF])))
+    await outbox.write(frame(ID_EXIT, bytes([status & 0xFF])))
+    await outbox.drain()
 
 
 def resolve(device: DeviceState, name: str) -> Service | None:
