@@ -13,17 +13,23 @@ gets a ``z`` paint rank (higher = drawn later = on top) that combines the window
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ET  # noqa: N817 - the usual name
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import TypeVar
+
+from lxml import etree
 
 from ufo_mobile.errors import UIParseError
 
 # Bytes that are never valid in XML 1.0 (C0 controls except tab, LF, CR); some devices emit them.
 _INVALID_XML_BYTES = bytes(b for b in range(32) if b not in (9, 10, 13))
 _EMPTY_HIERARCHY = re.compile(rb"<hierarchy\b[^<>]*/>")
+# No DTD loaded, nothing fetched, no huge-document allowance. Entities: only "internal" ones would
+# be resolved, and _prepare lets no declaration through; not False, which (with a parser target)
+# hands "&amp;" over as the text "&#38;".
+_PARSER_OPTIONS = {"resolve_entities": "internal", "load_dtd": False, "no_network": True, "huge_tree": False,
+                   "remove_comments": True, "remove_pis": True}
 _WRAPPER_TAGS = frozenset({"display", "window", "windows", "displays"})
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _D = TypeVar("_D", int, None)
@@ -196,94 +202,108 @@ class UITree:
             current = ancestor.parent
 
 
-def _walk(root: ET.Element) -> tuple[list[UINode], list[int | None]]:
-    """Every ``<node>`` under ``root`` as a ``UINode``, in document order, with parent, depth,
-    window, display, children and the end of its subtree; and each one's drawing-order attribute
-    (None when it has none), for the paint ranks.
+@dataclass(slots=True)
+class _Read:
+    """What ``_Target`` read: every node in document order, each one's drawing-order attribute (None
+    when it has none), the root element's tag and its ``rotation`` attribute."""
 
-    Elements other than ``<node>`` are transparent; ``<display>``/``<window>`` wrappers may set the
-    display id of the nodes inside them. (One loop over an explicit stack, and one call per node,
-    ``_node``: it runs for every node of every dump.)
+    nodes: list[UINode]
+    draw: list[int | None]
+    root: str
+    rotation: str | None
+
+
+class _Target:
+    """The parser target that turns lxml's parse events into ``UINode`` at once: ``start`` builds each
+    ``<node>`` from its attribute dict (no element tree is built), ``end`` closes its subtree, and
+    ``close`` hands over the ``_Read``.
+
+    Elements other than ``<node>`` are transparent; ``<display>``/``<window>`` wrappers outside any
+    node may set the display id of the nodes inside them. lxml looks ``start``/``end``/``close`` up
+    once, so they are closures over the state (no look-ups on ``self`` per event): they run for every
+    element of every dump.
     """
-    nodes: list[UINode] = []
-    draw: list[int | None] = []
-    boxes: dict[str, Bounds] = {}  # the same bounds text (nested full-screen layouts) parsed once
-    windows = 0
-    # the element being read: its children still to read, the nearest node (None above the first),
-    # the display id in effect, and the element's own node (None for a transparent element); the
-    # elements around it wait on the stack
-    children: Iterator[ET.Element] = iter(root)
-    above: UINode | None = None
-    display = 0
-    own: UINode | None = None
-    stack: list[tuple[Iterator[ET.Element], UINode | None, int, UINode | None]] = []
-    kids: list[list[UINode]] = []  # the children so far of each open node, innermost last
-    while True:
-        element = next(children, None)
-        if element is None:  # the element ends
-            if own is not None:
+
+    __slots__ = ("start", "end", "close")
+
+    def __init__(self) -> None:
+        nodes: list[UINode] = []
+        draw: list[int | None] = []
+        boxes: dict[str, Bounds] = {}  # the same bounds text (nested full-screen layouts) parsed once
+        opened: list[UINode] = []  # the open nodes, innermost last
+        kids: list[list[UINode]] = []  # the children so far of each open node
+        displays = [0]  # the display id in effect outside any node, innermost wrapper last
+        windows = 0
+        root = ""
+        rotation: str | None = None
+
+        def start(tag: str, attrs: dict[str, str]) -> None:
+            nonlocal windows, root, rotation
+            if tag != "node":
+                if not root:
+                    root, rotation = tag, attrs.get("rotation")
+                elif tag in _WRAPPER_TAGS and not opened:
+                    displays.append(_int(attrs.get("display-id", attrs.get("id")), displays[-1]))
+                return
+            root = root or tag
+            order = len(nodes)
+            try:  # every dump names these on every node: one C call instead of seventeen
+                (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
+                 focusable, focused, scrollable, password, selected, bounds, index) = _STANDARD(attrs)
+            except KeyError:
+                (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
+                 focusable, focused, scrollable, password, selected, bounds, index) = _standard(attrs)
+            box = boxes.get(bounds)
+            if box is None:
+                box = boxes[bounds] = Bounds.parse(bounds)
+            get = attrs.get
+            drawing = get("drawing-order")  # a plain number or missing, almost always: no call then
+            drawing_order = int(drawing) if drawing and drawing.isdecimal() else _int(drawing, None)
+            if opened:
+                above = opened[-1]
+                parent, window, depth, display = above.order, above.window, above.depth + 1, above.display_id
+            else:
+                parent, window, depth, display = -1, windows, 0, displays[-1]
+                windows += 1
+            if "display-id" in attrs:
+                display = _int(attrs["display-id"], display)
+            node = UINode(
+                class_name, text, resource_id, package, desc, get("hint", ""), box,
+                checkable == "true", checked == "true", clickable == "true", long_clickable == "true",
+                enabled != "false", focusable == "true", focused == "true", scrollable == "true",
+                password == "true", selected == "true", get("visible-to-user") != "false", get("NAF") == "true",
+                int(index) if index and index.isdecimal() else _int(index, 0), depth,
+                -1 if drawing_order is None else drawing_order, window, display, order, order + 1, parent, 0,
+            )
+            if opened:
+                kids[-1].append(node)
+            nodes.append(node)
+            draw.append(drawing_order)
+            opened.append(node)
+            kids.append([])
+
+        def end(tag: str) -> None:
+            if tag == "node":
+                own = opened.pop()
                 own.end = len(nodes)  # one past the last node of its subtree
                 done = kids.pop()
                 if done:
                     own.children = tuple(done)
-            if not stack:
-                break
-            children, above, display, own = stack.pop()
-            continue
-        tag = element.tag
-        if tag != "node":
-            if isinstance(tag, str):
-                stack.append((children, above, display, own))
-                if tag in _WRAPPER_TAGS:
-                    display = _int(element.get("display-id", element.get("id")), display)
-                children, own = iter(element), None
-            continue
-        if above is not None:
-            node, drawing = _node(element.attrib, boxes, len(nodes), above.order, above.window, above.depth + 1,
-                                  above.display_id)
-            kids[-1].append(node)
-        else:
-            node, drawing = _node(element.attrib, boxes, len(nodes), -1, windows, 0, display)
-            windows += 1
-        nodes.append(node)
-        draw.append(drawing)
-        if len(element):  # a leaf is complete as it is
-            kids.append([])
-            stack.append((children, above, display, own))
-            children, above, display, own = iter(element), node, node.display_id, node
-    return nodes, draw
+            elif tag in _WRAPPER_TAGS and not opened and len(displays) > 1:
+                displays.pop()
+
+        def close() -> _Read:
+            return _Read(nodes, draw, root, rotation)
+
+        self.start, self.end, self.close = start, end, close
 
 
-def _node(attrs: dict[str, str], boxes: dict[str, Bounds], order: int, parent: int, window: int, depth: int,
-          inherited: int) -> tuple[UINode, int | None]:
-    """The ``UINode`` of one ``<node>``'s attributes (its subtree not read yet: it ends at itself, and
-    ``z`` comes later), and its drawing-order attribute (None when it has none)."""
+def _standard(attrs: Mapping[str, str]) -> tuple[str | None, ...]:
+    """``_STANDARD(attrs)`` for a node that lacks some of them: the texts default to ``""``, the
+    flags and the index to None."""
     get = attrs.get
-    try:  # every dump names these on every node: one C call instead of seventeen
-        (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
-         focusable, focused, scrollable, password, selected, bounds, index) = _STANDARD(attrs)
-    except KeyError:
-        (class_name, text, resource_id, package, desc, bounds) = (
-            get("class", ""), get("text", ""), get("resource-id", ""), get("package", ""),
-            get("content-desc", ""), get("bounds", ""))
-        (checkable, checked, clickable, long_clickable, enabled, focusable, focused, scrollable, password,
-         selected, index) = (get(name) for name in _STANDARD_FLAGS)
-    box = boxes.get(bounds)
-    if box is None:
-        box = boxes[bounds] = Bounds.parse(bounds)
-    drawing = get("drawing-order")  # a plain number or missing, almost always: no call then
-    drawing_order = int(drawing) if drawing and drawing.isdecimal() else _int(drawing, None)
-    node = UINode(
-        class_name, text, resource_id, package, desc, get("hint", ""), box,
-        checkable == "true", checked == "true", clickable == "true", long_clickable == "true",
-        enabled != "false", focusable == "true", focused == "true", scrollable == "true", password == "true",
-        selected == "true", get("visible-to-user") != "false", get("NAF") == "true",
-        int(index) if index and index.isdecimal() else _int(index, 0), depth,
-        -1 if drawing_order is None else drawing_order, window,
-        inherited if "display-id" not in attrs else _int(attrs["display-id"], inherited),
-        order, order + 1, parent, 0,
-    )
-    return node, drawing_order
+    return (get("class", ""), get("text", ""), get("resource-id", ""), get("package", ""), get("content-desc", ""),
+            *(get(name) for name in _STANDARD_FLAGS[:-1]), get("bounds", ""), get("index"))
 
 
 def _paint_ranks(roots: tuple[UINode, ...], draw: list[int | None]) -> None:
@@ -315,24 +335,20 @@ def parse_hierarchy(data: str | bytes) -> UITree:
     """
     raw = _prepare(data)
     try:
-        # ElementTree (expat, building its elements in C, each with its attributes as a dict):
-        # lxml's tree makes every attribute a Python string on access, twice as slow. _prepare has
-        # refused DOCTYPE and ENTITY declarations; comments and processing instructions are dropped.
-        root = ET.fromstring(raw)
-    except ET.ParseError as exc:
+        # lxml (libxml2) hands each element's attributes to _Target as a dict; no tree is built.
+        # _prepare has refused DOCTYPE and ENTITY declarations, and the parser resolves no entity
+        # and fetches nothing; comments and processing instructions are dropped.
+        read: _Read = etree.fromstring(raw, etree.XMLParser(target=_Target(), **_PARSER_OPTIONS))
+    except etree.XMLSyntaxError as exc:
         raise UIParseError(f"malformed hierarchy XML: {exc}") from exc
-    if root.tag not in ("hierarchy", "node"):
-        raise UIParseError(f"not a uiautomator dump: root element is <{root.tag}>, expected <hierarchy>")
-    if root.tag == "node":  # a bare node tree without the <hierarchy> wrapper
-        wrapper = ET.Element("hierarchy")
-        wrapper.append(root)
-        root = wrapper
-    nodes, draw = _walk(root)
+    if read.root not in ("hierarchy", "node"):
+        raise UIParseError(f"not a uiautomator dump: root element is <{read.root}>, expected <hierarchy>")
+    nodes = read.nodes
     if not nodes:
         raise UIParseError("empty hierarchy: the dump has no <node> element (screen not ready or locked?)")
     roots = tuple(node for node in nodes if node.parent < 0)
-    _paint_ranks(roots, draw)
-    return UITree(rotation=_int(root.get("rotation"), 0), roots=roots, nodes=tuple(nodes))
+    _paint_ranks(roots, read.draw)
+    return UITree(rotation=_int(read.rotation, 0), roots=roots, nodes=tuple(nodes))
 
 
 def _prepare(data: str | bytes) -> bytes:
