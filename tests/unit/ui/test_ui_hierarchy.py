@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -144,3 +145,15 @@ def test_error_messages_are_specific() -> None:
         parse_hierarchy(MALFORMED["null root"])
     with pytest.raises(UIParseError, match="no <hierarchy>"):
         parse_hierarchy(MALFORMED["binary"])
+
+
+def test_a_failed_parse_leaves_nothing_behind_and_threads_parse_apart() -> None:
+    with pytest.raises(UIParseError, match="malformed"):
+        parse_hierarchy('<hierarchy rotation="1"><node class="a.B" bounds="[0,0][9,9]"><node></hierarchy>')
+    assert [n.class_name for n in parse_hierarchy(SMALL).nodes] == [
+        "android.widget.FrameLayout", "android.widget.TextView", "android.view.View"]
+    found: list[int] = []
+    thread = threading.Thread(target=lambda: found.append(len(parse_hierarchy(SMALL).nodes)))
+    thread.start()
+    thread.join()
+    assert found == [3]

@@ -13,6 +13,7 @@ gets a ``z`` paint rank (higher = drawn later = on top) that combines the window
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -221,10 +222,11 @@ class _Target:
     Elements other than ``<node>`` are transparent; ``<display>``/``<window>`` wrappers outside any
     node may set the display id of the nodes inside them. lxml looks ``start``/``end``/``close`` up
     once, so they are closures over the state (no look-ups on ``self`` per event): they run for every
-    element of every dump.
+    element of every dump. One target and its parser serve every parse of a thread (``_parser``):
+    ``reset`` starts a new read (making the parser costs more than parsing a small dump).
     """
 
-    __slots__ = ("start", "end", "close")
+    __slots__ = ("start", "end", "close", "reset")
 
     def __init__(self) -> None:
         nodes: list[UINode] = []
@@ -295,7 +297,24 @@ class _Target:
         def close() -> _Read:
             return _Read(nodes, draw, root, rotation)
 
-        self.start, self.end, self.close = start, end, close
+        def reset() -> None:  # also after a parse that failed half way
+            nonlocal nodes, draw, boxes, opened, kids, displays, windows, root, rotation
+            nodes, draw, boxes, opened, kids, displays, windows, root, rotation = [], [], {}, [], [], [0], 0, "", None
+
+        self.start, self.end, self.close, self.reset = start, end, close, reset
+
+
+_LOCAL = threading.local()
+
+
+def _parser() -> tuple[_Target, etree.XMLParser]:
+    """This thread's target and the parser that feeds it, made on first use (a parser is not shared
+    between threads)."""
+    made: tuple[_Target, etree.XMLParser] | None = getattr(_LOCAL, "parser", None)
+    if made is None:
+        target = _Target()
+        made = _LOCAL.parser = (target, etree.XMLParser(target=target, **_PARSER_OPTIONS))
+    return made
 
 
 def _standard(attrs: Mapping[str, str]) -> tuple[str | None, ...]:
@@ -338,7 +357,9 @@ def parse_hierarchy(data: str | bytes) -> UITree:
         # lxml (libxml2) hands each element's attributes to _Target as a dict; no tree is built.
         # _prepare has refused DOCTYPE and ENTITY declarations, and the parser resolves no entity
         # and fetches nothing; comments and processing instructions are dropped.
-        read: _Read = etree.fromstring(raw, etree.XMLParser(target=_Target(), **_PARSER_OPTIONS))
+        target, parser = _parser()
+        target.reset()
+        read: _Read = etree.fromstring(raw, parser)
     except etree.XMLSyntaxError as exc:
         raise UIParseError(f"malformed hierarchy XML: {exc}") from exc
     if read.root not in ("hierarchy", "node"):
