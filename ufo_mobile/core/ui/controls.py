@@ -179,13 +179,15 @@ def extract_controls(tree: UITree, screen: Bounds | None = None, *, app_package:
     for node in tree.nodes:  # one pass: the candidates, and the overlays that may hide some of them
         if not node.visible_to_user:
             continue
+        tappable = node.clickable or node.long_clickable
+        if not (tappable or node.text or node.content_desc or node.checkable or node.scrollable or is_editable(node)):
+            continue  # a bare layout (most nodes): no label, nothing to do with it, and no overlay
         box = node.bounds
         if (screen.left <= box.left and screen.top <= box.top and box.right <= screen.right
                 and box.bottom <= screen.bottom):
             clip: Bounds | None = box  # on screen already (most nodes): nothing to cut
         else:
             clip = box.intersect(screen)
-        tappable = node.clickable or node.long_clickable
         # Without drawing-order, document order is not paint order (elevation reorders views),
         # so in-window overlays are only trusted when the dump states the drawing order.
         if tappable and node.drawing_order >= 0 and node.parent >= 0 and clip is not None and clip.area >= threshold:
