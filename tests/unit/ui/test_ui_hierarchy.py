@@ -157,3 +157,15 @@ def test_a_failed_parse_leaves_nothing_behind_and_threads_parse_apart() -> None:
     thread.start()
     thread.join()
     assert found == [3]
+
+
+def test_bytes_xml_forbids_are_dropped_and_declarations_refused_anywhere() -> None:
+    dump = SMALL.encode("utf-8").replace(b"Tom &amp;", b"Tom\x01\x1f &amp;")
+    assert parse_hierarchy(dump).nodes[1].text == "Tom & Jerry\nline 2"
+    assert parse_hierarchy(b'  \n<hierarchy><node text="Hi! &lt;3" bounds="[0,0][1,1]"/></hierarchy>').nodes[0].text \
+        == "Hi! <3"
+    for declaration in (b"<!DOCTYPE h>", b"<!-- <!ENTITY x 'y'> -->"):
+        with pytest.raises(UIParseError, match="DOCTYPE/ENTITY"):
+            parse_hierarchy(b'<hierarchy><node bounds="[0,0][1,1]"/>' + declaration + b"</hierarchy>")
+    with pytest.raises(UIParseError, match="malformed"):  # dropping the bytes does not mend it
+        parse_hierarchy(b'<hierarchy><node bounds="[0,0][1,1]"\x02></hierarchy>')
