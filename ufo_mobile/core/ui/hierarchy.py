@@ -207,12 +207,14 @@ class UITree:
 @dataclass(slots=True)
 class _Read:
     """What ``_Target`` read: every node in document order, each one's drawing-order attribute (None
-    when it has none), the root element's tag and its ``rotation`` attribute."""
+    when it has none), the root element's tag and its ``rotation`` attribute, and whether all
+    siblings paint in document order (most dumps: then the paint ranks follow from the order)."""
 
     nodes: list[UINode]
     draw: list[int | None]
     root: str
     rotation: str | None
+    ordered: bool
 
 
 class _Target:
@@ -239,6 +241,7 @@ class _Target:
         windows = 0
         root = ""
         rotation: str | None = None
+        ordered = True
 
         def start(tag: str, attrs: dict[str, str]) -> None:
             nonlocal windows, root, rotation
@@ -286,21 +289,25 @@ class _Target:
             kids.append([])
 
         def end(tag: str) -> None:
+            nonlocal ordered
             if tag == "node":
                 own = opened.pop()
                 own.end = len(nodes)  # one past the last node of its subtree
                 done = kids.pop()
                 if done:
                     own.children = tuple(done)
+                    if ordered and len(done) > 1:
+                        ordered = _in_paint_order(done, draw)
             elif tag in _WRAPPER_TAGS and not opened and len(displays) > 1:
                 displays.pop()
 
         def close() -> _Read:
-            return _Read(nodes, draw, root, rotation)
+            return _Read(nodes, draw, root, rotation, ordered)
 
         def reset() -> None:  # also after a parse that failed half way
-            nonlocal nodes, draw, boxes, opened, kids, displays, windows, root, rotation
-            nodes, draw, boxes, opened, kids, displays, windows, root, rotation = [], [], {}, [], [], [0], 0, "", None
+            nonlocal nodes, draw, boxes, opened, kids, displays, windows, root, rotation, ordered
+            nodes, draw, boxes, opened, kids, displays = [], [], {}, [], [], [0]
+            windows, root, rotation, ordered = 0, "", None, True
 
         self.start, self.end, self.close, self.reset = start, end, close, reset
 
@@ -326,8 +333,34 @@ def _standard(attrs: Mapping[str, str]) -> tuple[str | None, ...]:
             *(get(name) for name in _STANDARD_FLAGS[:-1]), get("bounds", ""), get("index"))
 
 
-def _paint_ranks(roots: tuple[UINode, ...], draw: list[int | None]) -> None:
-    """Set ``z``: bottom window first, siblings by drawing order, parents before children."""
+def _in_paint_order(kids: list[UINode], draw: list[int | None]) -> bool:
+    """True when these siblings paint in document order: their drawing orders (a sibling without one
+    counts as its position) never go down."""
+    previous: int | None = None
+    for position, kid in enumerate(kids):
+        key = draw[kid.order]
+        if key is None:
+            key = position
+        if previous is not None and key < previous:
+            return False
+        previous = key
+    return True
+
+
+def _paint_ranks(roots: tuple[UINode, ...], read: _Read) -> None:
+    """Set ``z``: bottom window first, siblings by drawing order, parents before children.
+
+    When every group of siblings paints in document order (``read.ordered``), that is each window's
+    nodes in document order, the windows from the bottom one up: counted, not sorted.
+    """
+    nodes, draw = read.nodes, read.draw
+    if read.ordered:
+        total = len(nodes)
+        for root in roots:
+            offset = total - root.end - root.order  # the nodes of the windows below, less the root's order
+            for node in nodes[root.order:root.end]:
+                node.z = node.order + offset
+        return
     stack = list(roots)  # popping takes the last root (bottom-most window) first
     rank = 0
     while stack:
@@ -360,7 +393,7 @@ def parse_hierarchy(data: str | bytes) -> UITree:
     if not nodes:
         raise UIParseError("empty hierarchy: the dump has no <node> element (screen not ready or locked?)")
     roots = tuple(node for node in nodes if node.parent < 0)
-    _paint_ranks(roots, read.draw)
+    _paint_ranks(roots, read)
     return UITree(rotation=_int(read.rotation, 0), roots=roots, nodes=tuple(nodes))
 
 
