@@ -50,7 +50,9 @@ def test_indexes_that_are_not_plain_numbers(index: str, expected: int) -> None:
 @pytest.mark.parametrize(("text", "expected"), [
     ("[0,210][1080,2274]", Bounds(0, 210, 1080, 2274)), (" [-5,0][1,2] ", Bounds(-5, 0, 1, 2)),
     ("[1,2,3][4]", Bounds(0, 0, 0, 0)), ("[1][2][3][4]", Bounds(0, 0, 0, 0)), ("", Bounds(0, 0, 0, 0)),
-    ("[1,2][3,4]x", Bounds(0, 0, 0, 0)),
+    ("[1,2][3,4]x", Bounds(0, 0, 0, 0)), ("[1,2][3,4][5,6]", Bounds(0, 0, 0, 0)), ("[+1,2][3,4]", Bounds(0, 0, 0, 0)),
+    ("[1_0,2][3,4]", Bounds(0, 0, 0, 0)), ("[--1,2][3,4]", Bounds(0, 0, 0, 0)), ("[1, 2][3,4]", Bounds(0, 0, 0, 0)),
+    ("[٣,-0][3,4]", Bounds(3, 0, 3, 4)), ("[]", Bounds(0, 0, 0, 0)), ("[1,2]x[3,4]", Bounds(0, 0, 0, 0)),
 ])
 def test_bounds_texts(text: str, expected: Bounds) -> None:
     assert Bounds.parse(text) == expected

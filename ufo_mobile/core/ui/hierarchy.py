@@ -59,6 +59,15 @@ class Bounds:
     @classmethod
     def parse(cls, text: str) -> Bounds:
         """Parse uiautomator's ``[l,t][r,b]``; anything unreadable becomes an empty rectangle."""
+        if text[:1] == "[" and text[-1:] == "]":  # split at the brackets and commas: no regex, as a rule
+            first, between, second = text[1:-1].partition("][")
+            left, comma, top = first.partition(",")
+            right, comma2, bottom = second.partition(",")
+            if (between and comma and comma2 and (left.isdecimal() or left[:1] == "-" and left[1:].isdecimal())
+                    and (top.isdecimal() or top[:1] == "-" and top[1:].isdecimal())
+                    and (right.isdecimal() or right[:1] == "-" and right[1:].isdecimal())
+                    and (bottom.isdecimal() or bottom[:1] == "-" and bottom[1:].isdecimal())):
+                return cls(int(left), int(top), int(right), int(bottom))
         match = _BOUNDS.fullmatch(text) or _BOUNDS.fullmatch(text.strip())
         if match is None:
             return cls(0, 0, 0, 0)
