@@ -244,8 +244,7 @@ class _Target:
         nodes: list[UINode] = []
         draw: list[int | None] = []
         boxes: dict[str, Bounds] = {}  # the same bounds text (nested full-screen layouts) parsed once
-        opened: list[UINode] = []  # the open nodes, innermost last
-        kids: list[list[UINode]] = []  # the children so far of each open node
+        opened: list[tuple[UINode, list[UINode]]] = []  # the open nodes and their children so far, innermost last
         displays = [0]  # the display id in effect outside any node, innermost wrapper last
         windows = 0
         root = ""
@@ -260,7 +259,8 @@ class _Target:
                 elif tag in _WRAPPER_TAGS and not opened:
                     displays.append(_int(attrs.get("display-id", attrs.get("id")), displays[-1]))
                 return
-            root = root or tag
+            if not root:
+                root = tag
             order = len(nodes)
             try:  # every dump names these on every node: one C call instead of seventeen
                 (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
@@ -275,9 +275,10 @@ class _Target:
             drawing = get("drawing-order")  # a plain number or missing, almost always: no call then
             drawing_order = int(drawing) if drawing and drawing.isdecimal() else _int(drawing, None)
             if opened:
-                above = opened[-1]
+                above, siblings = opened[-1]
                 parent, window, depth, display = above.order, above.window, above.depth + 1, above.display_id
             else:
+                siblings = None
                 parent, window, depth, display = -1, windows, 0, displays[-1]
                 windows += 1
             if "display-id" in attrs:
@@ -290,19 +291,17 @@ class _Target:
                 int(index) if index and index.isdecimal() else _int(index, 0), depth,
                 -1 if drawing_order is None else drawing_order, window, display, order, order + 1, parent, 0,
             )
-            if opened:
-                kids[-1].append(node)
+            if siblings is not None:
+                siblings.append(node)
             nodes.append(node)
             draw.append(drawing_order)
-            opened.append(node)
-            kids.append([])
+            opened.append((node, []))
 
         def end(tag: str) -> None:
             nonlocal ordered
             if tag == "node":
-                own = opened.pop()
+                own, done = opened.pop()
                 own.end = len(nodes)  # one past the last node of its subtree
-                done = kids.pop()
                 if done:
                     own.children = tuple(done)
                     if ordered and len(done) > 1:
@@ -314,8 +313,8 @@ class _Target:
             return _Read(nodes, draw, root, rotation, ordered)
 
         def reset() -> None:  # also after a parse that failed half way
-            nonlocal nodes, draw, boxes, opened, kids, displays, windows, root, rotation, ordered
-            nodes, draw, boxes, opened, kids, displays = [], [], {}, [], [], [0]
+            nonlocal nodes, draw, boxes, opened, displays, windows, root, rotation, ordered
+            nodes, draw, boxes, opened, displays = [], [], {}, [], [0]
             windows, root, rotation, ordered = 0, "", None, True
 
         self.start, self.end, self.close, self.reset = start, end, close, reset
