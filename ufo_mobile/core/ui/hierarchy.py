@@ -46,9 +46,9 @@ _STANDARD = itemgetter("class", "text", "resource-id", "package", "content-desc"
 class Bounds:
     """A screen rectangle in pixels; ``right``/``bottom`` are exclusive, as in Android's ``Rect``.
 
-    A value: compared and hashed by its four numbers. Treat it as immutable (nodes with the same
-    bounds share one). Not ``frozen``: a frozen dataclass's ``__init__`` costs four times as much,
-    and a dump makes one per node.
+    A value: compared and hashed by its four numbers. Treat it as immutable (it may be shared). Not
+    ``frozen``: a frozen dataclass's ``__init__`` costs four times as much, and a dump makes one per
+    node whose rectangle is asked for.
     """
 
     left: int
@@ -130,7 +130,8 @@ class UINode:
     ``order`` is the pre-order position in the document, ``end`` the exclusive end of its subtree
     (so ``a.order < b.order < a.end`` means ``b`` is inside ``a``), ``parent`` the parent's
     ``order`` (-1 for a root), ``window`` the root's position (0 = top-most window) and ``z`` the
-    paint rank (higher is drawn on top).
+    paint rank (higher is drawn on top). ``bounds`` are read from the dump's text when first asked
+    for: more than half the nodes of a real dump are bare layouts whose rectangle nobody asks for.
     """
 
     class_name: str
@@ -139,7 +140,7 @@ class UINode:
     package: str
     content_desc: str
     hint: str
-    bounds: Bounds
+    _bounds: Bounds | str  # the dump's text until ``bounds`` reads it
     checkable: bool
     checked: bool
     clickable: bool
@@ -162,6 +163,13 @@ class UINode:
     parent: int
     z: int
     children: tuple[UINode, ...] = field(default=())
+
+    @property
+    def bounds(self) -> Bounds:
+        box = self._bounds
+        if isinstance(box, str):
+            box = self._bounds = Bounds.parse(box)
+        return box
 
     @property
     def short_class(self) -> str:
@@ -243,7 +251,6 @@ class _Target:
     def __init__(self) -> None:
         nodes: list[UINode] = []
         draw: list[int | None] = []
-        boxes: dict[str, Bounds] = {}  # the same bounds text (nested full-screen layouts) parsed once
         opened: list[tuple[UINode, list[UINode]]] = []  # the open nodes and their children so far, innermost last
         displays = [0]  # the display id in effect outside any node, innermost wrapper last
         windows = 0
@@ -268,9 +275,6 @@ class _Target:
             except KeyError:
                 (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
                  focusable, focused, scrollable, password, selected, bounds, index) = _standard(attrs)
-            box = boxes.get(bounds)
-            if box is None:
-                box = boxes[bounds] = Bounds.parse(bounds)
             get = attrs.get
             drawing = get("drawing-order")  # a plain number or missing, almost always: no call then
             drawing_order = int(drawing) if drawing and drawing.isdecimal() else _int(drawing, None)
@@ -284,7 +288,7 @@ class _Target:
             if "display-id" in attrs:
                 display = _int(attrs["display-id"], display)
             node = UINode(
-                class_name, text, resource_id, package, desc, get("hint", ""), box,
+                class_name, text, resource_id, package, desc, get("hint", ""), bounds,
                 checkable == "true", checked == "true", clickable == "true", long_clickable == "true",
                 enabled != "false", focusable == "true", focused == "true", scrollable == "true",
                 password == "true", selected == "true", get("visible-to-user") != "false", get("NAF") == "true",
@@ -313,8 +317,8 @@ class _Target:
             return _Read(nodes, draw, root, rotation, ordered)
 
         def reset() -> None:  # also after a parse that failed half way
-            nonlocal nodes, draw, boxes, opened, displays, windows, root, rotation, ordered
-            nodes, draw, boxes, opened, displays = [], [], {}, [], [0]
+            nonlocal nodes, draw, opened, displays, windows, root, rotation, ordered
+            nodes, draw, opened, displays = [], [], [], [0]
             windows, root, rotation, ordered = 0, "", None, True
 
         self.start, self.end, self.close, self.reset = start, end, close, reset
