@@ -35,6 +35,9 @@ _PARSER_OPTIONS = {"resolve_entities": "internal", "load_dtd": False, "no_networ
 _WRAPPER_TAGS = frozenset({"display", "window", "windows", "displays"})
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _D = TypeVar("_D", int, None)
+# "0".."255" and their numbers: the index and drawing order of nearly every node, looked up faster
+# than int() reads them
+_SMALL: dict[str | None, int] = {str(number): number for number in range(256)}
 # the flags and the index, in the order of _STANDARD
 _STANDARD_FLAGS = ("checkable", "checked", "clickable", "long-clickable", "enabled", "focusable", "focused",
                    "scrollable", "password", "selected", "index")
@@ -276,8 +279,13 @@ class _Target:
                 (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
                  focusable, focused, scrollable, password, selected, bounds, index) = _standard(attrs)
             get = attrs.get
-            drawing = get("drawing-order")  # a plain number or missing, almost always: no call then
-            drawing_order = int(drawing) if drawing and drawing.isdecimal() else _int(drawing, None)
+            drawing = get("drawing-order")  # a small number or missing, almost always
+            drawing_order = _SMALL.get(drawing)
+            if drawing_order is None and drawing is not None:
+                drawing_order = _int(drawing, None)
+            position = _SMALL.get(index)
+            if position is None:
+                position = _int(index, 0)
             if opened:
                 above, siblings = opened[-1]
                 parent, window, depth, display = above.order, above.window, above.depth + 1, above.display_id
@@ -292,7 +300,7 @@ class _Target:
                 checkable == "true", checked == "true", clickable == "true", long_clickable == "true",
                 enabled != "false", focusable == "true", focused == "true", scrollable == "true",
                 password == "true", selected == "true", get("visible-to-user") != "false", get("NAF") == "true",
-                int(index) if index and index.isdecimal() else _int(index, 0), depth,
+                position, depth,
                 -1 if drawing_order is None else drawing_order, window, display, order, order + 1, parent, 0,
             )
             if siblings is not None:
