@@ -70,7 +70,8 @@ class _Target:
     node may set the display id of the nodes inside them. lxml looks ``start``/``end``/``close`` up
     once, so they are closures over the state (no look-ups on ``self`` per event): they run for every
     element of every dump. One target and its parser serve every parse of a thread (``_parser``):
-    ``reset`` starts a new read (making the parser costs more than parsing a small dump).
+    ``reset`` after each read makes it ready for the next (making the parser costs more than parsing
+    a small dump).
     """
 
     __slots__ = ("start", "end", "close", "reset")
@@ -252,17 +253,19 @@ def _read(raw: bytes) -> _Read:
     """
     target, parser = _parser()
     try:
-        target.reset()
         return etree.fromstring(raw, parser)  # type: ignore[no-any-return]
     except etree.XMLSyntaxError as exc:
         error = exc
+    finally:
+        target.reset()  # the target lets go of this dump's nodes (and of a failed read's)
     cleaned = raw.translate(None, _INVALID_XML_BYTES)
     if len(cleaned) < len(raw):
         try:
-            target.reset()
             return etree.fromstring(cleaned, parser)  # type: ignore[no-any-return]
         except etree.XMLSyntaxError as exc:
             error = exc
+        finally:
+            target.reset()
     raise UIParseError(f"malformed hierarchy XML: {error}") from error
 
 
