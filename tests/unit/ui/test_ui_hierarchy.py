@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 
 import pytest
@@ -144,3 +145,27 @@ def test_error_messages_are_specific() -> None:
         parse_hierarchy(MALFORMED["null root"])
     with pytest.raises(UIParseError, match="no <hierarchy>"):
         parse_hierarchy(MALFORMED["binary"])
+
+
+def test_a_failed_parse_leaves_nothing_behind_and_threads_parse_apart() -> None:
+    with pytest.raises(UIParseError, match="malformed"):
+        parse_hierarchy('<hierarchy rotation="1"><node class="a.B" bounds="[0,0][9,9]"><node></hierarchy>')
+    assert [n.class_name for n in parse_hierarchy(SMALL).nodes] == [
+        "android.widget.FrameLayout", "android.widget.TextView", "android.view.View"]
+    found: list[int] = []
+    thread = threading.Thread(target=lambda: found.append(len(parse_hierarchy(SMALL).nodes)))
+    thread.start()
+    thread.join()
+    assert found == [3]
+
+
+def test_bytes_xml_forbids_are_dropped_and_declarations_refused_anywhere() -> None:
+    dump = SMALL.encode("utf-8").replace(b"Tom &amp;", b"Tom\x01\x1f &amp;")
+    assert parse_hierarchy(dump).nodes[1].text == "Tom & Jerry\nline 2"
+    assert parse_hierarchy(b'  \n<hierarchy><node text="Hi! &lt;3" bounds="[0,0][1,1]"/></hierarchy>').nodes[0].text \
+        == "Hi! <3"
+    for declaration in (b"<!DOCTYPE h>", b"<!-- <!ENTITY x 'y'> -->"):
+        with pytest.raises(UIParseError, match="DOCTYPE/ENTITY"):
+            parse_hierarchy(b'<hierarchy><node bounds="[0,0][1,1]"/>' + declaration + b"</hierarchy>")
+    with pytest.raises(UIParseError, match="malformed"):  # dropping the bytes does not mend it
+        parse_hierarchy(b'<hierarchy><node bounds="[0,0][1,1]"\x02></hierarchy>')

@@ -1,12 +1,18 @@
 """The parser's fast paths give what the plain reading gives: a node with every standard attribute
 (read in one call) against the same node missing some, numbers that are not plain, bounds that are
-not uiautomator's, siblings painted by drawing order, and the same text either way."""
+not uiautomator's, siblings painted by drawing order (counted when they are in document order,
+sorted otherwise), and the same text either way."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 
 from ufo_mobile.core.ui import Bounds, build_ui_state, parse_hierarchy
+from ufo_mobile.core.ui.hierarchy import _paint_ranks, _prepare, _read
+
+LoadDump = Callable[[str], bytes]
 
 FULL = ('<node index="{index}" text="Tom &amp; Jerry" resource-id="com.x:id/t" class="android.widget.Button" '
         'package="com.x" content-desc="d" checkable="true" checked="true" clickable="true" enabled="false" '
@@ -44,7 +50,9 @@ def test_indexes_that_are_not_plain_numbers(index: str, expected: int) -> None:
 @pytest.mark.parametrize(("text", "expected"), [
     ("[0,210][1080,2274]", Bounds(0, 210, 1080, 2274)), (" [-5,0][1,2] ", Bounds(-5, 0, 1, 2)),
     ("[1,2,3][4]", Bounds(0, 0, 0, 0)), ("[1][2][3][4]", Bounds(0, 0, 0, 0)), ("", Bounds(0, 0, 0, 0)),
-    ("[1,2][3,4]x", Bounds(0, 0, 0, 0)),
+    ("[1,2][3,4]x", Bounds(0, 0, 0, 0)), ("[1,2][3,4][5,6]", Bounds(0, 0, 0, 0)), ("[+1,2][3,4]", Bounds(0, 0, 0, 0)),
+    ("[1_0,2][3,4]", Bounds(0, 0, 0, 0)), ("[--1,2][3,4]", Bounds(0, 0, 0, 0)), ("[1, 2][3,4]", Bounds(0, 0, 0, 0)),
+    ("[٣,-0][3,4]", Bounds(3, 0, 3, 4)), ("[]", Bounds(0, 0, 0, 0)), ("[1,2]x[3,4]", Bounds(0, 0, 0, 0)),
 ])
 def test_bounds_texts(text: str, expected: Bounds) -> None:
     assert Bounds.parse(text) == expected
@@ -74,3 +82,23 @@ def test_the_screen_text_escapes_only_what_needs_it() -> None:
     assert '"plain words"' in text
     assert '"say \\"hi\\"\\nnow\\\\\\\\"' in text
     assert '"non breaking line"' in text
+
+
+def test_paint_ranks_counted_in_document_order_are_the_sorted_ones(dump_name: str, load_dump: LoadDump) -> None:
+    raw = load_dump(dump_name)
+    read = _read(_prepare(raw))
+    roots = tuple(node for node in read.nodes if node.parent < 0)
+    _paint_ranks(roots, read)
+    counted = [node.z for node in read.nodes]
+    read.ordered = False  # the sort, for every dump
+    _paint_ranks(roots, read)
+    assert counted == [node.z for node in read.nodes]
+
+
+def test_siblings_out_of_drawing_order_are_sorted() -> None:
+    xml = _dump(*(FULL.format(index=i, bounds="[0,0][10,10]", extra=f'drawing-order="{d}"')
+                  for i, d in enumerate([1, 1, 2])))
+    assert _read(_prepare(xml)).ordered
+    xml = _dump(*(FULL.format(index=i, bounds="[0,0][10,10]", extra=f'drawing-order="{d}"')
+                  for i, d in enumerate([2, 1])))
+    assert not _read(_prepare(xml)).ordered

@@ -176,16 +176,25 @@ def extract_controls(tree: UITree, screen: Bounds | None = None, *, app_package:
     label: Labeler = lambda node: node_labels[node.order]  # noqa: E731 - made here, passed around
     kept: dict[int, Bounds] = {}
     min_size = opts.min_size
+    editable: dict[str, bool] = {}  # is_editable, per class name
     for node in tree.nodes:  # one pass: the candidates, and the overlays that may hide some of them
         if not node.visible_to_user:
             continue
+        tappable = node.clickable or node.long_clickable
+        acts = tappable or node.checkable or node.scrollable
+        if not acts:
+            known = editable.get(node.class_name)
+            if known is None:
+                known = editable[node.class_name] = is_editable(node)
+            acts = known
+        if not (acts or node.text or node.content_desc):
+            continue  # a bare layout (most nodes): no label, nothing to do with it, and no overlay
         box = node.bounds
         if (screen.left <= box.left and screen.top <= box.top and box.right <= screen.right
                 and box.bottom <= screen.bottom):
             clip: Bounds | None = box  # on screen already (most nodes): nothing to cut
         else:
             clip = box.intersect(screen)
-        tappable = node.clickable or node.long_clickable
         # Without drawing-order, document order is not paint order (elevation reorders views),
         # so in-window overlays are only trusted when the dump states the drawing order.
         if tappable and node.drawing_order >= 0 and node.parent >= 0 and clip is not None and clip.area >= threshold:
@@ -203,7 +212,7 @@ def extract_controls(tree: UITree, screen: Bounds | None = None, *, app_package:
             if clip is None:
                 continue
         text, _ = node_labels[node.order] = node_label(node)  # later steps ask only for these nodes' labels
-        if not text and not (tappable or node.checkable or node.scrollable or is_editable(node)):
+        if not text and not acts:
             continue  # neither a label nor anything to do with it
         if not node.enabled and not text and node.children:
             continue  # a disabled wrapper: its texts and controls are listed on their own

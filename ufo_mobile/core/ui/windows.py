@@ -16,6 +16,7 @@ DEFAULT_KEYBOARD_PACKAGES: frozenset[str] = frozenset({
     "org.pocketworkstation.pckeyboard", "com.menny.android.anysoftkeyboard", "ru.yandex.androidkeyboard",
     "com.syntellia.fleksy", "com.vivo.ai.ime", "com.emoji.keyboard", "com.jb.emoji.gokeyboard",
 })
+_DEFAULT_PREFIXES = tuple(DEFAULT_KEYBOARD_PACKAGES)  # str.startswith takes a tuple: one call for them all
 _KEYBOARD_MARKERS = ("inputmethod", "keyboard")
 _SYSTEM_PACKAGES = frozenset({"com.android.systemui", "android"})
 
@@ -25,7 +26,8 @@ def is_keyboard_package(package: str, keyboard_packages: Collection[str] = DEFAU
     """True for an input-method package; never for the app being driven."""
     if not package or package == app_package:
         return False
-    if any(package.startswith(prefix) for prefix in keyboard_packages):
+    prefixes = _DEFAULT_PREFIXES if keyboard_packages is DEFAULT_KEYBOARD_PACKAGES else tuple(keyboard_packages)
+    if package.startswith(prefixes):
         return True
     lowered = package.lower()
     return any(marker in lowered for marker in _KEYBOARD_MARKERS) or "ime" in lowered.split(".")

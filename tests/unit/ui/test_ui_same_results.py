@@ -1,0 +1,121 @@
+"""Every real dump parses and filters to exactly what it did before the parser was made faster.
+
+The digests below were recorded from the code before the change (ElementTree parse, one ``UINode``
+per ``<node>``): per dump, a sha256 over every node's fields and one over every control's fields
+(index, kind, class, label, description, hint, bounds, flags, level, parent, and which nodes it
+stands for) with the screen's app and keyboard. The screen text is left out on purpose: its layout
+is format.py's business and changes on its own.
+
+When a change of the filter is meant to change the controls, record the digests again with
+``PYTHONPATH=. python tests/unit/ui/test_ui_same_results.py`` and say why in the commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ufo_mobile.core.ui import UIState, build_ui_state
+from ufo_mobile.core.ui.hierarchy import UINode
+
+LoadDump = Callable[[str], bytes]
+
+#: dump name -> (nodes digest, controls digest), the first 16 hex digits of each sha256
+RECORDED: dict[str, tuple[str, str]] = {
+    'adb-appium-qt-tooling__ui.xml': ('0a76b08645b25303', 'bbe312d4a5df098c'),
+    'adb-appium-qt-tooling__ui_dump.xml': ('0c739ec5d4ffe6d3', '1d407619c6edffc0'),
+    'adb-test__a1c22ea_uidump.xml': ('864a54598e978a43', 'fefab1a8f35f3f6d'),
+    'android-app-automated-test__hierarchy.xml': ('31beb491ec427e53', 'd0adbd62f2e860bf'),
+    'android-testing__ui_dump.xml': ('e82f44c82cb0cbc9', 'f2ad73687df25998'),
+    'ask-amo__askamo-after-clear.xml': ('99a13f69feb64daa', '08c3972679215230'),
+    'ask-amo__models_ui-dump.xml': ('020885898c267755', '48a63090cad8fcff'),
+    'ask-amo__window_dump.xml': ('3b97dadfd548b8a9', '7306cdb301365ced'),
+    'auto-zap__01f3f03_window_dump.xml': ('2b289bc9d2eda8d1', '1e8596d1076d72e5'),
+    'auto-zap__20ccae0_window_dump.xml': ('65ef7c17f00f2d8f', '2d6153e1b8d02d05'),
+    'auto-zap__5abada9_window_dump.xml': ('9e1a222f8227194a', '4650dfeeb902bd82'),
+    'auto-zap__8b47f11_window_dump.xml': ('25153882d52b79bf', '59d975bb45cfc10b'),
+    'avito__2ed5efe_hierarchy.xml': ('b7b931cb9cc69fd9', '9eabf6d5e945a8c5'),
+    'avito__filter_hierarchy.xml': ('969a40fdf2fc1fce', '8255a60cb34a59a9'),
+    'avito__first_screen.xml': ('887aa19c86774957', '84df5dcc8da1ae32'),
+    'chaos-monkey-ai__c0e20ab_window_dump.xml': ('abe282ed574969c4', '91407d79a330956e'),
+    'douyin-helper__c724602_uidump.xml': ('fe607145fffad447', '35c106c97adcddea'),
+    'fit-novs__browser_dump.xml': ('f1f9b98131f94d7c', 'd851a8f6959e1058'),
+    'futu-graber__87112bc_window_dump.xml': ('e4f7437c172d0cdc', '464b91ccda0ecc19'),
+    'futu-graber__fa5f2dd_window_dump.xml': ('aa4c57c3c77331aa', '80a6ddc914f29d75'),
+    'hksmartcompanion__call_place_verify.xml': ('20b8a436d356fe99', '0f2a650e90ad4b73'),
+    'hksmartcompanion__home_current.xml': ('fab16379e36969e0', '44622042326fa5d1'),
+    'hksmartcompanion__live_drive_test.xml': ('acbf80ea7d215f8a', '50e018dc526b2ced'),
+    'hksmartcompanion__nav_transit.xml': ('008be642c63de596', 'f749ea5b372cd5e8'),
+    'intelligent-search__settings_google.xml': ('807013eaedcb2cf0', 'f5212cb2015b0cd4'),
+    'intelligent-search__window_dump.xml': ('db1de6d00eceedf0', '86283d4bfc760965'),
+    'jarvis-mobile-ai__window_dump.xml': ('345eca2a59dc9726', '7a5a16def7ec097e'),
+    'jeromwork-launcher__tg-current.xml': ('a42b881b7883b099', 'ce5bd7c88fc124ce'),
+    'js-adb__046ee58_window_dump.xml': ('38e5d5cb85e871cd', '9d349fe390ad7157'),
+    'mobileagentv2-promax__ui_dump.xml': ('8f12d8714beb7242', 'ea92a1c4c03c69af'),
+    'phoneagent__wd.xml': ('e604285f041e0b8f', 'e182a6d98105ea16'),
+    'phoneagent__wd2.xml': ('6f95b6fc846583b3', 'bd89099eff8a5439'),
+    'phoneagent__window_dump.xml': ('5b324c7f82a6d1a1', 'aacb8b77ecb85bee'),
+    'schockboard__settings_dump.xml': ('efbfc5e4fdee0f19', '09ba0033c7032066'),
+    'senior-shield__window_dump.xml': ('9a3cee88c718826d', 'a274708e31ff0b05'),
+    'telegram-session-automation__cc26d9a_ui.xml': ('b5d1af7fc581f961', 'dc48776c19a40b5a'),
+    'telegram-session-automation__ffc83dc_ui.xml': ('b05b63355d6741d6', '3d8e967bb13f6bf7'),
+    'webkiosk__settings_ui.xml': ('849d931153576048', 'e2087d0a8fd215ff'),
+    'webkiosk__window_dump2.xml': ('02b1368230d248b8', 'fe625ad12d4ec674'),
+    'wechat-rpa-demo__appui.xml': ('1466ccb5ed4baa5b', 'a7b0a04a7ce46a65'),
+    'wechat-rpa-demo__tmp-ui.xml': ('56289ceb899517c6', 'f122f41abee0bb97'),
+    'wework-auto-reply__ui_step1_message.xml': ('2e2cb0877574f87b', 'bc7273808079efda'),
+    'whatsapp-automation__window_dump.xml': ('239d04322c43c333', '33e07fbbeb70f4cb'),
+}
+
+
+def _node_fields(node: UINode) -> list[Any]:
+    return [node.class_name, node.text, node.resource_id, node.package, node.content_desc, node.hint,
+            node.bounds.as_list(), node.checkable, node.checked, node.clickable, node.long_clickable, node.enabled,
+            node.focusable, node.focused, node.scrollable, node.password, node.selected, node.visible_to_user,
+            node.naf, node.index, node.depth, node.drawing_order, node.window, node.display_id, node.order,
+            node.end, node.parent, node.z, [child.order for child in node.children]]
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def digests(state: UIState) -> tuple[str, str]:
+    """The (nodes, controls) digests of one built screen."""
+    tree = state.tree
+    assert tree is not None
+    nodes = [tree.rotation, [root.order for root in tree.roots], [_node_fields(node) for node in tree.nodes]]
+    controls = [[c.index, c.kind.value, c.node.class_name, c.label, c.description, c.hint, c.bounds.as_list(),
+                 c.node.order, c.label_node.order if c.label_node is not None else -1, c.level, c.parent,
+                 c.actionable, c.editable, c.selected, c.focused, c.short_class] for c in state.elements]
+    screen = [state.phone_state["current_app"], state.phone_state["keyboard_shown"], state.screen_width,
+              state.screen_height, state.phone_state["focused_element"]]
+    return _digest(nodes), _digest([screen, controls])
+
+
+def test_every_dump_gives_the_recorded_nodes_and_controls(dump_name: str, load_dump: LoadDump) -> None:
+    raw = load_dump(dump_name)
+    if dump_name not in RECORDED:
+        pytest.skip(f"{dump_name} has no recorded digest (a dump added to the corpus after they were recorded)")
+    assert digests(build_ui_state(raw, observation_id="o")) == RECORDED[dump_name]
+    # text given as str goes the same way
+    assert digests(build_ui_state(raw.decode("utf-8", "replace"), observation_id="o")) == RECORDED[dump_name]
+
+
+def _record() -> None:
+    from tests.unit.ui.conftest import CORPUS, corpus_names
+
+    for name in corpus_names():
+        state = build_ui_state((CORPUS / name).read_bytes(), observation_id="o")
+        print(f"    {name!r}: {digests(state)!r},")
+
+
+if __name__ == "__main__":
+    _record()
+    sys.exit(0)
