@@ -326,7 +326,7 @@ async def test_the_agent_sends_its_reply_schema_and_falls_back_for_the_whole_run
     assert result.status == "FINISH" and result.steps == 2
     sent = [r.body.get("response_format") for r in server.requests]
     schema = sent[0]["json_schema"]["schema"]
-    actions = [a["properties"]["name"]["const"] for a in schema["properties"]["actions"]["items"]["anyOf"]]
+    actions = schema["properties"]["actions"]["items"]["properties"]["name"]["enum"]
     assert {"click", "open_app", "type"} <= set(actions)  # the actions this phone supports
     assert not {"complete", "remember"} & set(actions)  # the reply's status and "remember" do that: one way each
     assert sent[1:] == [None, None]  # refused once: plain JSON for the rest of the run
@@ -399,13 +399,13 @@ async def test_malformed_reply_then_a_good_one_after_the_reask(tmp_path: Path, s
     assert reask[-1]["role"] == "user" and "JSON" in json.dumps(reask[-1])
 
 
-async def test_unknown_action_is_a_failed_step_the_model_sees(tmp_path: Path, server: OpenAIServer,
-                                                             fake: FakeTime) -> None:
-    server.push(chat(FLY), chat(FINISH))
+async def test_an_unknown_action_is_re_asked_and_costs_no_step(tmp_path: Path, server: OpenAIServer,
+                                                              fake: FakeTime) -> None:
+    server.push(chat(FLY), chat(OPEN_SETTINGS), chat(FINISH))
     result, _, _ = await run_agent(tmp_path, server, fake)
-    assert (result.status, result.steps) == ("FINISH", 2)
+    assert (result.status, result.steps) == ("FINISH", 2)  # the open_app and the answer: the fly never ran
     first = steps_of(result.run_dir)[0]
-    assert first["result"]["success"] is False
+    assert first["result"]["success"] is True and first["action"]["name"] == "open_app"
     told = server.requests[1].text()
     assert "fly" in told and "unknown" in told.lower()
 
@@ -420,7 +420,7 @@ async def test_open_app_settings(tmp_path: Path, server: OpenAIServer, fake: Fak
 
 
 async def test_usage_adds_up_exactly_in_run_json(tmp_path: Path, server: OpenAIServer, fake: FakeTime) -> None:
-    calls = [(FLY, 1000, 50, 200), ("not json", 1100, 30, 500), (FINISH, 1200, 40, 1000)]
+    calls = [(OPEN_SETTINGS, 1000, 50, 200), ("not json", 1100, 30, 500), (FINISH, 1200, 40, 1000)]
     server.push(*[chat(reply, prompt_tokens=p, completion_tokens=c, cached_tokens=k) for reply, p, c, k in calls])
     prices = {"gpt-4o": {"input": 2.0, "cached_input": 0.5, "output": 8.0}}  # the user's prices win
     result, run_json, _ = await run_agent(tmp_path, server, fake, prices=prices)
