@@ -14,7 +14,8 @@ from ufo_mobile.core.status import MODEL_STATUSES
 
 EXPECTED = {
     "manager": {
-        "system": {"actions", "width", "height", "legend", "person", "untrusted"}, "scripter_disabled": set(), "output_schema": {"schema"},
+        "system": {"actions", "width", "height", "legend", "person", "untrusted"}, "scripter_disabled": set(),
+        "output_schema": {"schema"},
         "user": {"request", "current_app", "apps"}, "device_date": {"date"}, "app_card": {"app", "card"},
         "memory": {"memory"},
         "executor_facts": {"facts"}, "previous_plan": {"plan"}, "recent_actions": {"outcomes"},
