@@ -40,6 +40,7 @@ from ufo_mobile.core.ui import (
     render_blank,
 )
 from ufo_mobile.core.ui.controls import node_label
+from ufo_mobile.core.ui.format import FormatOptions
 from ufo_mobile.errors import UIParseError  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,6 +48,7 @@ DEFAULT_CORPUS = REPO.parent / "shared" / "data" / "ui_dumps"
 TOKEN_RATIO_XML = 0.07  # issue 25's targets
 TOKEN_RATIO_DROIDRUN = 0.25
 LXML_RATIO = 2.0
+SENT = FormatOptions(legend=False)  # what an agent sends with each screen (the legend is in its system prompt)
 
 
 from _droidrun_env import DEFAULT_VENV, WORKER, BenchError, _json_lines, _run, ensure_droidrun  # noqa: E402,F401
@@ -86,6 +88,7 @@ class DumpResult:
     annotate_on: str
     chars: int
     tokens: int
+    sent_tokens: int  # the screen text as the agent sends it: its legend is in the system prompt, once a call
     xml_chars: int
     xml_tokens: int
     width: int
@@ -192,6 +195,7 @@ def measure_ours(path: Path, count: Callable[[str], int], repeat: int, annotate_
         kept=len(required) - len(missing), missing=[describe(node) for node in missing], ms=ms, lxml_ms=lxml_ms,
         annotate_ms=annotate_ms, annotate_on=annotate_on, chars=len(state.formatted_text),
         tokens=count(state.formatted_text), xml_chars=len(xml), xml_tokens=count(xml),
+        sent_tokens=count(build_ui_state(raw, observation_id="bench", format_options=SENT).formatted_text),
         width=state.screen_width, height=state.screen_height, tree=tree, required_nodes=required,
     )
 
@@ -340,6 +344,7 @@ def summary_figures(results: Sequence[DumpResult]) -> dict[str, Any]:
         "tokens": sum(r.tokens for r in results), "xml_tokens": sum(r.xml_tokens for r in results),
         "chars": sum(r.chars for r in results), "xml_chars": sum(r.xml_chars for r in results),
         "xml_ratio_median": _median(r.tokens / r.xml_tokens for r in results),
+        "sent_xml_ratio_median": _median(r.sent_tokens / r.xml_tokens for r in results),
         "actionable": sum(r.required for r in results), "actionable_kept": sum(r.kept for r in results),
         "droidrun_dumps": len(paired),
     }
@@ -367,8 +372,11 @@ def targets(f: dict[str, Any], peer_note: str) -> list[Target]:
         Target(f"XML->text <= {LXML_RATIO:g}x a bare lxml parse (median)",
                f"{f['lxml_ratio_median']:.2f}x ({f['ms_median']:.2f} ms vs {f['lxml_ms_median']:.2f} ms, medians)",
                f["lxml_ratio_median"] <= LXML_RATIO),
-        Target(f"our tokens <= {TOKEN_RATIO_XML:g} of raw XML (median)", f"{f['xml_ratio_median']:.3f}",
-               f["xml_ratio_median"] <= TOKEN_RATIO_XML),
+        Target(f"our screen text as sent <= {TOKEN_RATIO_XML:g} of raw XML (median; its legend goes once a call, "
+               "in the system prompt)", f"{f['sent_xml_ratio_median']:.3f}",
+               f["sent_xml_ratio_median"] <= TOKEN_RATIO_XML),
+        Target(f"our tokens <= {TOKEN_RATIO_XML:g} of raw XML (median, the legend counted on every screen)",
+               f"{f['xml_ratio_median']:.3f}", f["xml_ratio_median"] <= TOKEN_RATIO_XML),
         Target(f"our tokens <= {TOKEN_RATIO_XML:g} of raw XML (overall)",
                f"{f['xml_ratio_overall']:.3f} ({f['tokens']} / {f['xml_tokens']})",
                f["xml_ratio_overall"] <= TOKEN_RATIO_XML),
@@ -407,7 +415,7 @@ def print_summary(f: dict[str, Any], args: argparse.Namespace, found: Sequence[T
           f"screenshots, {f['annotate_wireframe_ms_median']:.1f} ms on {f['annotate_wireframes']} wireframes")
     print(f"  text: ours {f['tokens']} tokens / {f['chars']} chars, raw XML {f['xml_tokens']} tokens / "
           f"{f['xml_chars']} chars; ours/XML median {f['xml_ratio_median']:.3f}, overall "
-          f"{f['xml_ratio_overall']:.3f}")
+          f"{f['xml_ratio_overall']:.3f}; as sent (no legend) median {f['sent_xml_ratio_median']:.3f}")
     print(f"  actionable nodes kept: ours {_share(f['actionable_kept'], f['actionable'])}")
     if f["droidrun_dumps"]:
         print(f"  DroidRun on {f['droidrun_dumps']}/{f['dumps']} dumps: {f['droidrun_tokens']} tokens (ours "
