@@ -11,6 +11,14 @@ N rounds (default 3), each round taking the commands in turn, and each batch as 
 measured in the same round (the issue's goal: a 16-phone batch at most 2x one run). A last row runs
 the 16-phone batch with glibc's own bound on arenas (``MALLOC_ARENA_MAX`` at 8 per core, which also
 turns off the batch's bound of two), for comparison.
+
+A second table puts the phones where real phones are, outside the batch's process: 16 emulated
+phones (``python -m ufo_mobile sim --port 0``, each a process of its own) behind a private adb
+server (the binary in the adbutils wheel, on 127.0.0.1), the same task run on one of them with
+``run --device SERIAL`` and as a batch over 8 and 16 of them with ``batch --devices SERIAL,...``;
+each phone's Settings are cleared before every command (so the demo is honest), and the figure is
+the run process's peak alone: the runtime's own memory, which ``sim:N`` mixes with the simulated
+phones' drawing (each in-process phone holds a few MB of rendered screens).
 """
 
 from __future__ import annotations
@@ -25,7 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._phones import ROOT, write_task  # noqa: E402
+from bench._phones import ROOT, reset_phone, start_phones, stop_phones, write_task  # noqa: E402
+from tests.adb_server import PrivateAdbServer  # noqa: E402
 
 
 def peak_mb(args: list[str], folder: Path, env: dict[str, str] | None = None) -> float:
@@ -67,10 +76,50 @@ def main() -> None:
             print(f"  round {n + 1} of {args.repeat} done", file=sys.stderr)
     print(f"\npeak resident memory, scripted model waiting {args.model_latency:g} s per reply, simulated phones "
           f"in the batch's process; medians of {args.repeat} round(s)\n")
-    print(f"{'command':40} {'peak MB':>8} {'vs one run':>11}")
-    for name in rows:
-        print(f"{name:40} {statistics.median(peaks[name]):8.0f} {statistics.median(ratios[name]):10.2f}x")
+    print_table(peaks, ratios)
+    print(f"\nthe same over emulated phones in processes of their own (as real phones are), behind a private adb "
+          f"server: the run process's peak alone; medians of {args.repeat} round(s)\n")
+    peaks, ratios = outside_phones(args.repeat, args.model_latency)
+    print_table(peaks, ratios)
     print("(goal: a 16-phone batch at most 2x one run)")
+
+
+def print_table(peaks: dict[str, list[float]], ratios: dict[str, list[float]]) -> None:
+    print(f"{'command':40} {'peak MB':>8} {'vs one run':>11}")
+    for name in peaks:
+        print(f"{name:40} {statistics.median(peaks[name]):8.0f} {statistics.median(ratios[name]):10.2f}x")
+
+
+def outside_phones(repeat: int, latency: float) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """One run and batches over 8 and 16 emulated phones in processes of their own (module docstring)."""
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp, PrivateAdbServer() as server:
+        folder = Path(tmp)
+        task = str(write_task(folder, latency))
+        procs, serials = start_phones(16, "pixel-14", folder)
+        try:
+            for serial in serials:
+                server.run("connect", serial)
+            env = {"ANDROID_ADB_SERVER_PORT": str(server.port)}
+            rows = {
+                "one run": ["run", task, "--device", serials[0]],
+                "batch, 8 phones": ["batch", *[task] * 8, "--devices", ",".join(serials[:8])],
+                "batch, 16 phones": ["batch", *[task] * 16, "--devices", ",".join(serials)],
+            }
+            peaks: dict[str, list[float]] = {name: [] for name in rows}
+            ratios: dict[str, list[float]] = {name: [] for name in rows}
+            for n in range(repeat):
+                for name, command in rows.items():
+                    for serial in serials:
+                        reset_phone(server.adb, server.port, serial)
+                    peaks[name].append(peak_mb([*command, "--adb-port", str(server.port), "--log-dir", "logs",
+                                                "--quiet"] if name != "one run" else
+                                               [*command, "--log-dir", "logs", "--quiet"], folder, env))
+                    ratios[name].append(peaks[name][-1] / peaks["one run"][-1])
+                print(f"  round {n + 1} of {repeat} done (phones in their own processes)", file=sys.stderr)
+            server.run("disconnect")
+        finally:
+            stop_phones(procs)
+    return peaks, ratios
 
 
 if __name__ == "__main__":
