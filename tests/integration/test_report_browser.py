@@ -165,8 +165,9 @@ def test_the_report_renders_in_chromium(tmp_path: Path, chromium: Chromium, make
         facts["errors"] = [e["params"] for e in page.cdp.seen("Runtime.exceptionThrown", page.session)] + [
             e["params"]["entry"] for e in page.cdp.seen("Log.entryAdded", page.session)
             if e["params"]["entry"]["level"] == "error"]
+        shot = await page.screenshot()  # before another tab opens: a tab in the background draws no frames
         facts["full"] = await _full_size(page, facts["links"][0]) if facts["links"] else None
-        return facts, page.requests(), await page.screenshot()
+        return facts, page.requests(), shot
 
     facts, requests, png = in_page(chromium, look)
     assert not facts["errors"], facts["errors"]
