@@ -141,23 +141,24 @@ class ToolRegistry:
     def check_call(self, name: str, args: Mapping[str, Any] | None) -> str | None:
         """What is wrong with calling tool ``name`` with ``args`` (one line for the model), or None:
         a reply is checked with it as it is read, so a wrong call is re-asked, never run."""
+        bound = self._bind(name, args)
+        return bound if isinstance(bound, str) else None
+
+    def _bind(self, name: str, args: Mapping[str, Any] | None) -> tuple[Tool, BaseModel] | str:
+        """Tool ``name`` and ``args`` validated by its model, or what is wrong with the call."""
         tool = self.tools.get(name)
         if tool is None:
             return f"unknown tool {name[:80]!r}; available: {', '.join(self.tools) or 'none'}"
         try:
-            tool.args_model.model_validate(dict(args or {}))
+            return tool, tool.args_model.model_validate(dict(args or {}))
         except ValidationError as exc:
             return f"bad arguments for {name}: {describe_validation(exc)}"
-        return None
 
     async def _run(self, name: str, args: dict[str, Any], ctx: ActionContext) -> ActionResult:
-        tool = self.tools.get(name)
-        if tool is None:
-            return ActionResult.failed(self.check_call(name, args) or name)
-        try:
-            parsed = tool.args_model.model_validate(args)
-        except ValidationError as exc:
-            return ActionResult.failed(f"bad arguments for {name}: {describe_validation(exc)}")
+        bound = self._bind(name, args)
+        if isinstance(bound, str):
+            return ActionResult.failed(bound)
+        tool, parsed = bound
         kwargs = {field: getattr(parsed, field) for field in tool.args_model.model_fields}
         if tool.takes_ctx:
             kwargs[P.CONTEXT_PARAM] = ctx
