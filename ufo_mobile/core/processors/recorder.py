@@ -75,7 +75,7 @@ class StepRecorder:
         if ctx.model_calls:
             put("model.json", {"usage": ctx.usage.to_dict(), "calls": ctx.model_calls})
         put("timings.json", ctx.timings)
-        failure = writer.failure  # also one from a background artifact of an earlier step
+        failure = writer.failure  # also one from an earlier step's write
         if failure is not None and ctx.status != MobileAgentStatus.FAIL:
             ctx.fail(str(failure))
         line = self.line(ctx, files)
