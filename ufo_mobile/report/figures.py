@@ -30,10 +30,9 @@ from ufo_mobile.core.ui.screenshot import shrink
 from ufo_mobile.report import markup as m
 from ufo_mobile.report.diff import Change, changed_boxes
 from ufo_mobile.report.images import CHANGED, HIGHLIGHT, Mark, changes_picture, kept_copy, open_rgb, picture
-from ufo_mobile.report.load import RunView, StepView
+from ufo_mobile.report.load import ANNOTATED, RunView, StepView
 
 AFTER_SIDE = CLEAN_SIDE  # 540: the after screen is smaller than the before one (both are shown 240 px wide)
-ANNOTATED = ("annotated.jpg", "annotated.png")  # annotated.png: runs written before annotated.jpg
 
 
 @dataclass(frozen=True)

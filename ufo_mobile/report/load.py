@@ -23,7 +23,8 @@ from ufo_mobile.errors import ConfigError
 
 TEXT_LIMIT = 100_000  # characters read from one text file (a prompt, a reply); the rest is counted
 _SCREEN_SIZE = re.compile(r"screen (\d+)x(\d+) px")
-_STEP_FILES = ("screenshot.png", "annotated.jpg", "annotated.png", "controls.json", "screen.txt", "prompt.json",
+ANNOTATED = ("annotated.jpg", "annotated.png")  # annotated.png: runs written before annotated.jpg
+_STEP_FILES = ("screenshot.png", *ANNOTATED, "controls.json", "screen.txt", "prompt.json",
                "reply.txt", "result.json", "timings.json", "state.json", "model.json")
 
 
@@ -80,7 +81,7 @@ class StepView:
     def image(self) -> Path | None:
         """The annotated screenshot (``annotated.jpg``; ``annotated.png`` in runs written before
         it), else the raw one, else None."""
-        for name in ("annotated.jpg", "annotated.png", "screenshot.png"):
+        for name in (*ANNOTATED, "screenshot.png"):
             if (self.folder / name).is_file():
                 return self.folder / name
         return None
