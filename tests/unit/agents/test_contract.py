@@ -58,11 +58,10 @@ async def test_each_turn_states_the_budget_and_each_action_and_the_answer_is_a_s
     result, model, driver = await run(tmp_path, [OPEN, WIFI_ROW, SWITCH, DONE], max_steps=4)
     assert result.status == "FINISH" and driver.phone.state(SETTINGS_PKG)["wifi"] is True
     assert [last_user(model, i).splitlines()[0] for i in range(4)] == [
-        f"Step budget: {used} of 4 steps used (each action on the phone is a step, and so is your final answer); "
-        f"{4 - used} left, room for {3 - used} more action{'s' if 3 - used != 1 else ''} and then the final answer."
-        for used in range(3)] + [
-        "Step budget: 3 of 4 steps used (each action on the phone is a step, and so is your final answer). Only your "
-        "final answer fits now: reply FINISH or FAIL; an action would not run."]
+        f"Step budget: {used} of 4 steps used, {4 - used} left: room for {3 - used} more "
+        f"action{'s' if 3 - used != 1 else ''} and then the final answer." for used in range(3)] + [
+        "Step budget: 3 of 4 steps used. Only your final answer fits now: reply FINISH or FAIL; an action would not "
+        "run."]
     assert result.steps_used == 4
 
 
@@ -158,10 +157,11 @@ async def test_codeact_code_reads_the_screen_between_actions(tmp_path: Path) -> 
 async def test_codeact_calls_past_the_budget_do_not_run(tmp_path: Path) -> None:
     code = ('```python\nopen_app("Settings")\nclick(index=3, text="Wi-Fi")\nclick(index=3, text="Use Wi-Fi")\n```')
     finish = '```python\ncomplete(success=False, message="out of steps")\n```'
-    result, _, driver = await run(tmp_path, [code, finish], mode="codeact", max_steps=3)
+    result, model, driver = await run(tmp_path, [code, finish], mode="codeact", max_steps=3)
     assert driver.phone.state(SETTINGS_PKG)["wifi"] is False
     assert "only the final answer fits" in steps(result)[0]["result"]["summary"]
     assert result.steps_used == 3
+    assert "Only your final answer fits now: call complete(); an action would not run." in last_user(model, 1)
 
 
 async def test_codeact_calls_pass_the_same_approval_gate(tmp_path: Path) -> None:

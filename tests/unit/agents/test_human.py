@@ -178,17 +178,16 @@ async def test_unattended_approve_runs_and_stop_ends_in_needs_person(tmp_path: P
 
 
 @pytest.mark.parametrize(("human", "says"), [
-    ({}, "An action that needs approval is refused: it does not run."),
-    ({"unattended": "stop"}, "an action that needs approval ends the run unfinished, as needing a person"),
+    ({}, "and an action that needs approval is refused."),
+    ({"unattended": "stop"}, "a question, a takeover or an action that needs approval ends the run unfinished"),
     ({"unattended": "approve"}, "The actions that need approval are approved in advance for this run"),
 ])
 async def test_the_prompt_says_before_acting_whether_a_person_can_approve(tmp_path: Path, human: dict[str, Any],
                                                                           says: str) -> None:
     _, model = await run(tmp_path, [DONE], human=human)
     system = " ".join(model.calls[0][0].text().split())
-    assert "Nobody can be reached during this run." in system and says in system
-    assert ("When the user's request asks for exactly that action, the request is the approval: do the action "
-            "unmarked") in system
+    assert "Nobody can be reached during this run:" in system and says in system
+    assert "The request approves exactly what it names" in system and "do that unmarked" in system
     _, model = await run(tmp_path / "p", [DONE], CallbackOperator(confirm=lambda r: ConfirmAnswer(True)))
     assert "A person can be reached during this run" in " ".join(model.calls[0][0].text().split())
 

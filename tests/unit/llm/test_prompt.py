@@ -85,7 +85,7 @@ def test_every_optional_part_present_and_absent(plan: bool, memory: bool, secret
     for text in (system_text, user_text):
         assert "$" not in text and "None" not in text and "\n\n\n" not in text
     assert "\n".join(screen_legend()) in system_text and "Controls: id Class" not in user_text  # legend once
-    assert "- click(index: integer" in system_text and "- complete(success: boolean" in system_text
+    assert "- click(index: int" in system_text and "- complete(success: bool" in system_text
     assert "User request: Turn on Wi-Fi" in user_text and "Installed apps: Settings\n" in user_text
     assert '1 Button "Wi-Fi"' in user_text or "Wi-Fi" in user_text
     assert ("Your plan so far: open Settings; tap Wi-Fi" in user_text) is plan

@@ -23,7 +23,7 @@ EXPECTED = {
         "scripter_result": {"task", "status", "output"}, "screen": {"screen"}, "blocked": set(), "reask": {"error"},
     },
     "executor": {
-        "system": {"width", "height", "legend", "actions", "max_actions", "labels", "approval", "person",
+        "system": {"legend", "actions", "max_actions", "labels", "approval", "person",
                    "untrusted"},
         "secrets": {"ids"}, "recent_actions": {"outcomes"},
         "user": {"budget", "request", "plan", "subgoal", "current_app", "screen"}, "blocked": set(),
@@ -32,7 +32,7 @@ EXPECTED = {
     "text_manipulator": {"system": set(), "user": {"request", "instruction", "text"}, "reask": {"error"}},
     "scripter": {"system": {"timeout"}, "user": {"request", "task"}, "retry": {"output"}, "reask": {"error"}},
     "codeact": {
-        "system": {"width", "height", "legend", "tools", "labels", "approval", "person", "untrusted"},
+        "system": {"legend", "tools", "labels", "approval", "person", "untrusted"},
         "secrets": {"ids"}, "output_schema": {"schema"}, "budget": {"budget"}, "memory": {"memory"},
         "older": {"turns"}, "latest": {"turns"}, "user": {"request", "current_app", "apps", "screen"},
         "blocked": set(), "reask": {"error"},
@@ -113,7 +113,7 @@ def test_each_sub_agent_prompt_shows_a_reply_its_parser_accepts() -> None:
     assert parse_code_reply(render("codeact", "system")) == 'click(index=4, text="Wi-Fi")'
     codeact = render("codeact", "system")
     assert "complete(success=True" in codeact and "No imports" in codeact and "screen()" in codeact
-    assert "complete(success: boolean, message: string)" in python_signatures_text()  # one name for each argument
+    assert "complete(success: bool, message: str)" in python_signatures_text()  # one name for each argument
     assert "reason=" not in codeact and 'message="' in codeact
     assert "<timeout> seconds" in render("scripter", "system") and "urllib" in render("scripter", "system")
     user = render("text_manipulator", "user")

@@ -195,12 +195,11 @@ def test_descriptions_text_xml_and_per_tool_param_types() -> None:
     reg = builtin_registry()
     assert reg.names() == [name for name in BUILTIN_TOOLS if name != "type_secret"]
     lines = reg.get_tool_descriptions_text().splitlines()
-    assert lines[0] == ("- click(index: integer, text: string = null): Tap the control with this number. "
-                        "Add its text to have the number checked.")
-    assert '- scroll(direction: "up"|"down"|"left"|"right", index: integer = null): ' in "\n".join(lines)
-    assert "- swipe(coordinate: [integer, integer], coordinate2: [integer, integer], duration: number = 1.0)" \
-        in "\n".join(lines)
-    assert '- system_button(button: "back"|"home"|"enter"|"app_switch"|"call"|' in "\n".join(lines)
+    assert lines[0] == "- click(index: int, text?: str): Tap a control."  # ?: optional, none by default
+    assert "- scroll(direction: up|down|left|right, index?: int): " in "\n".join(lines)
+    assert "- swipe(coordinate: [int, int], coordinate2: [int, int], duration: number = 1.0)" in "\n".join(lines)
+    assert "- type(text: str, index?: int, clear: bool = false): " in "\n".join(lines)
+    assert "- system_button(button: back|home|enter|app_switch|call|" in "\n".join(lines)
     shown = reg.get_tool_descriptions_text(exclude={"click", "long_press"})
     assert shown.startswith("- click_at(") and "- click(" not in shown and "- long_press(" not in shown
     root = ET.fromstring(reg.get_tool_descriptions_xml(exclude={"complete"}))
@@ -268,7 +267,7 @@ async def test_a_custom_tool_from_a_yaml_dotted_path(tmp_path: Path) -> None:
     driver = FakeDriver()
     reg = build_tool_registry(settings, driver, AndroidStateProvider(driver))
     assert reg.names()[-1] == "shout" and reg.tools["shout"].deps == frozenset({"input_text"})
-    assert "- shout(words: string, times: integer = 1): Type the words in capitals into the focused field." \
+    assert "- shout(words: str, times: int = 1): Type the words in capitals into the focused field." \
         in reg.get_tool_descriptions_text()
     harness = Harness(driver, registry=reg)
     assert (await harness.act("shout", words="hey")).success
@@ -320,7 +319,7 @@ def test_a_tools_signature_is_worked_out_once(monkeypatch: pytest.MonkeyPatch) -
     reg = ToolRegistry()
     reg.register("record", record, {"text": {"type": "string", "required": True}}, "Remember a text.")
     first = reg.get_tool_descriptions_text()
-    assert reg.get_tool_descriptions_text() == first == "- record(text: string): Remember a text."
+    assert reg.get_tool_descriptions_text() == first == "- record(text: str): Remember a text."
     assert len(made) == 1
     reg.register("record", record, {"note": {"type": "string", "required": True}}, "Remember a note.")
-    assert reg.get_tool_descriptions_text() == "- record(note: string): Remember a note."  # a new tool, a new one
+    assert reg.get_tool_descriptions_text() == "- record(note: str): Remember a note."  # a new tool, a new one

@@ -34,19 +34,17 @@ class StepBudget:
     def limit_reason(self) -> str:
         return f"reached the step limit ({self.limit} steps) without finishing"
 
-    def line(self) -> str:
-        """The budget as the model reads it at the top of its turn."""
-        counted = "each action on the phone is a step, and so is your final answer"
+    def line(self, final: str = "reply FINISH or FAIL") -> str:
+        """The budget as the model reads it at the top of its turn; ``final``: how it gives its final answer."""
         if self.actions_left == 0:
-            return (f"Step budget: {self.used} of {self.limit} steps used ({counted}). Only your final answer "
-                    "fits now: reply FINISH or FAIL; an action would not run.")
-        return (f"Step budget: {self.used} of {self.limit} steps used ({counted}); {self.left} left, room for "
+            return (f"Step budget: {self.used} of {self.limit} steps used. Only your final answer fits now: {final}; "
+                    "an action would not run.")
+        return (f"Step budget: {self.used} of {self.limit} steps used, {self.left} left: room for "
                 f"{self.actions_left} more action{'s' if self.actions_left != 1 else ''} and then the final answer.")
 
     def planner_line(self, turns: int, turn_limit: int) -> str:
         """The budget as the manager reads it: the executor's actions, and its own turns."""
-        counted = ("each action the executor takes on the phone is a step, and so is your final answer; your "
-                   f"planning turns are not steps: this is turn {turns + 1} of at most {turn_limit}")
+        counted = f"planning turn {turns + 1} of at most {turn_limit}"
         if self.actions_left == 0:
             return (f"Step budget: {self.used} of {self.limit} steps used ({counted}). Only your final answer "
                     "fits now: answer with <request_accomplished>; a plan would not be carried out.")

@@ -60,12 +60,12 @@ FULL_TURNS = 3  # the latest turns shown with their code; older ones in one line
 EXTRA_FUNCTIONS = (
     "- screen(): The current screen, read again, as the numbered list. After it, control numbers in your "
     "calls are this list's. Not a step.\n"
-    "- ask_user(question: string): Ask the user (a detail only they know); the code stops here and their "
+    "- ask_user(question: str): Ask the user (a detail only they know); the code stops here and their "
     "answer is in your next turn.")
 
 
 def python_signatures(tools: ToolRegistry) -> str:
-    """The tools as the code calls them: ``- click(index: int, text: str = None): ...``, then the
+    """The tools as the code calls them: ``- click(index: int, text?: str): ...``, then the
     functions CodeAct adds."""
     return tools.get_tool_descriptions_text() + "\n" + EXTRA_FUNCTIONS
 
@@ -97,9 +97,8 @@ class CodeActInteraction(LLMInteraction):
         self.schema = None
 
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
-        width, height = screen_size
-        t = self.templates
-        main = t.render("system", width=width, height=height, legend="\n".join(screen_legend()),
+        t = self.templates  # screen_size is not needed: the screen's size is on the screen list's first line
+        main = t.render("system", legend="\n".join(screen_legend()),
                         tools=python_signatures(self.tools), **self.contract_parts(flag="confirm=True in the call"))
         output = t.render("output_schema", schema=self.output_schema) if self.output_schema else ""
         return compose([main, t.render("secrets", ids=", ".join(self.secret_ids)) if self.secret_ids else "",
@@ -113,7 +112,7 @@ class CodeActInteraction(LLMInteraction):
         history = "\n".join(r.short_text(changes.get(str(r.step), ""), n) for n, r in enumerate(older, 1))
         latest = "\n\n".join(_turn_text(r, changes, n) for n, r in enumerate(full, len(older) + 1))
         return compose([
-            t.render("budget", budget=ctx.budget().line()),
+            t.render("budget", budget=ctx.budget().line(final="call complete()")),
             t.render("memory", memory="\n".join(f"- {m}" for m in facts)) if facts else "",
             t.render("older", turns=history) if history else "",
             t.render("latest", turns=latest) if latest else "",

@@ -113,8 +113,9 @@ class LLMInteraction:
                 "person": self.attendance.person_text(c), "untrusted": c.render("untrusted")}
 
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
-        width, height = screen_size
-        main = self.templates.render("system", width=width, height=height, legend="\n".join(screen_legend()),
+        """The same for every step of a run (the screen's size is on the screen list's first line), so
+        a provider's prompt cache holds it; ``screen_size`` is for the planner's prompt (reasoning.py)."""
+        main = self.templates.render("system", legend="\n".join(screen_legend()),
                                      actions=self.tools.get_tool_descriptions_text(), max_actions=self.max_actions,
                                      **self.contract_parts())
         secrets = self.templates.render("secrets", ids=", ".join(self.secret_ids)) if self.secret_ids else ""

@@ -184,26 +184,35 @@ def droidrun_params(model: type[BaseModel]) -> dict[str, dict[str, Any]]:
     return out
 
 
+_SHORT_TYPES = {"integer": "int", "string": "str", "boolean": "bool"}
+
+
 def _display_type(prop: Mapping[str, Any]) -> str:
     values = prop.get("enum")
     if values is not None and all(isinstance(v, str) for v in values):
-        return "|".join(json.dumps(v) for v in values)
+        return "|".join(values)
     options = [p for p in prop.get("anyOf", []) if p.get("type") != "null"]
     if len(options) == 1 and "anyOf" in prop:
         return _display_type(options[0])
     if prop.get("type") == "array" and isinstance(prop.get("items"), Mapping) and "type" in prop["items"]:
+        item = _display_type(prop["items"])
         size = prop.get("minItems") if prop.get("minItems") == prop.get("maxItems") else None
-        return f"[{', '.join([prop['items']['type']] * size)}]" if size else f"array of {prop['items']['type']}"
-    return _property_type(prop)
+        return f"[{', '.join([item] * size)}]" if size else f"list of {item}"
+    kind = _property_type(prop)
+    return _SHORT_TYPES.get(kind, kind)
 
 
 def signature_text(model: type[BaseModel]) -> str:
-    """``index: integer, text: string = null``: the parameters as the model reads them."""
+    """``index: int, text?: str, clear: bool = false``: the parameters as the model reads them (``?``:
+    optional, none by default; an enum as its values, ``up|down``)."""
     props = json_schema(model).get("properties", {})
     parts = []
     for name, info in model.model_fields.items():
-        text = f"{name}: {_display_type(props.get(name, {}))}"
-        if not info.is_required():
-            text += f" = {json.dumps(info.get_default(call_default_factory=True), default=str)}"
-        parts.append(text)
+        shown = _display_type(props.get(name, {}))
+        if info.is_required():
+            parts.append(f"{name}: {shown}")
+            continue
+        default = info.get_default(call_default_factory=True)
+        parts.append(f"{name}?: {shown}" if default is None else
+                     f"{name}: {shown} = {json.dumps(default, default=str)}")
     return ", ".join(parts)
