@@ -110,10 +110,11 @@ def test_the_executor_uses_the_flat_agents_reply_format() -> None:
 def test_each_sub_agent_prompt_shows_a_reply_its_parser_accepts() -> None:
     assert parse_text_reply(render("text_manipulator", "system")) == "The complete new text of the field."
     assert parse_code_reply(render("scripter", "system")) == "<the whole script>"
-    assert parse_code_reply(render("codeact", "system")) == 'click(index=4, text="Wi-Fi")'
+    assert parse_code_reply(render("codeact", "system")) == 'click(index=7, text="Save")'
     codeact = render("codeact", "system")
     assert "complete(success=True" in codeact and "No imports" in codeact and "screen()" in codeact
     assert "complete(success: bool, message: str)" in python_signatures_text()  # one name for each argument
+    assert "type(text: str, index: int = None, clear: bool = False)" in python_signatures_text()  # Python's words
     assert "reason=" not in codeact and 'message="' in codeact
     assert "<timeout> seconds" in render("scripter", "system") and "urllib" in render("scripter", "system")
     user = render("text_manipulator", "user")

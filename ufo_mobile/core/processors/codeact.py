@@ -65,9 +65,9 @@ EXTRA_FUNCTIONS = (
 
 
 def python_signatures(tools: ToolRegistry) -> str:
-    """The tools as the code calls them: ``- click(index: int, text?: str): ...``, then the
+    """The tools as the code calls them: ``- click(index: int, text: str = None): ...``, then the
     functions CodeAct adds."""
-    return tools.get_tool_descriptions_text() + "\n" + EXTRA_FUNCTIONS
+    return tools.get_tool_descriptions_text(python=True) + "\n" + EXTRA_FUNCTIONS
 
 
 def describe(run: CodeRun, results: list[tuple[ActionCall, ActionResult]]) -> str:
@@ -99,7 +99,8 @@ class CodeActInteraction(LLMInteraction):
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
         t = self.templates  # screen_size is not needed: the screen's size is on the screen list's first line
         main = t.render("system", legend="\n".join(screen_legend()),
-                        tools=python_signatures(self.tools), **self.contract_parts(flag="confirm=True in the call"))
+                        tools=python_signatures(self.tools),
+                        **self.contract_parts(flag="confirm=True in its call (any function that acts takes it)"))
         output = t.render("output_schema", schema=self.output_schema) if self.output_schema else ""
         return compose([main, t.render("secrets", ids=", ".join(self.secret_ids)) if self.secret_ids else "",
                         output])

@@ -187,32 +187,36 @@ def droidrun_params(model: type[BaseModel]) -> dict[str, dict[str, Any]]:
 _SHORT_TYPES = {"integer": "int", "string": "str", "boolean": "bool"}
 
 
-def _display_type(prop: Mapping[str, Any]) -> str:
+def _display_type(prop: Mapping[str, Any], *, python: bool = False) -> str:
     values = prop.get("enum")
     if values is not None and all(isinstance(v, str) for v in values):
-        return "|".join(values)
+        return "|".join(json.dumps(v) for v in values) if python else "|".join(values)
     options = [p for p in prop.get("anyOf", []) if p.get("type") != "null"]
     if len(options) == 1 and "anyOf" in prop:
-        return _display_type(options[0])
+        return _display_type(options[0], python=python)
     if prop.get("type") == "array" and isinstance(prop.get("items"), Mapping) and "type" in prop["items"]:
-        item = _display_type(prop["items"])
+        item = _display_type(prop["items"], python=python)
         size = prop.get("minItems") if prop.get("minItems") == prop.get("maxItems") else None
         return f"[{', '.join([item] * size)}]" if size else f"list of {item}"
     kind = _property_type(prop)
     return _SHORT_TYPES.get(kind, kind)
 
 
-def signature_text(model: type[BaseModel]) -> str:
-    """``index: int, text?: str, clear: bool = false``: the parameters as the model reads them (``?``:
-    optional, none by default; an enum as its values, ``up|down``)."""
+def signature_text(model: type[BaseModel], *, python: bool = False) -> str:
+    """The parameters as the model reads them. For a JSON reply: ``index: int, text?: str, clear: bool
+    = false`` (``?``: optional, none by default; an enum as its values, ``up|down``). For code the
+    model writes (``python``): ``index: int, text: str = None, clear: bool = False``, enums quoted."""
     props = json_schema(model).get("properties", {})
     parts = []
     for name, info in model.model_fields.items():
-        shown = _display_type(props.get(name, {}))
+        shown = _display_type(props.get(name, {}), python=python)
         if info.is_required():
             parts.append(f"{name}: {shown}")
             continue
         default = info.get_default(call_default_factory=True)
-        parts.append(f"{name}?: {shown}" if default is None else
-                     f"{name}: {shown} = {json.dumps(default, default=str)}")
+        if python:
+            parts.append(f"{name}: {shown} = {default!r}")
+        else:
+            parts.append(f"{name}?: {shown}" if default is None else
+                         f"{name}: {shown} = {json.dumps(default, default=str)}")
     return ", ".join(parts)

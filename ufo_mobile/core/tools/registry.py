@@ -47,14 +47,19 @@ class Tool:
     deps: frozenset[str] | None
     takes_ctx: bool
 
-    def signature(self) -> str:
-        """``name(param: type = default, ...)``, as the model's prompt lists the tool."""
-        return self._signature
+    def signature(self, *, python: bool = False) -> str:
+        """``name(param: type, other?: type)``, as the model's prompt lists the tool for a JSON reply;
+        ``python``: ``name(param: type, other: type = None)``, for the code the model writes."""
+        return self._python_signature if python else self._signature
 
+    # built from the arguments' JSON schema: once per tool, not once per prompt
     @cached_property
     def _signature(self) -> str:
-        # built from the arguments' JSON schema: once per tool, not once per prompt
         return f"{self.name}({P.signature_text(self.args_model)})"
+
+    @cached_property
+    def _python_signature(self) -> str:
+        return f"{self.name}({P.signature_text(self.args_model, python=True)})"
 
 
 class ToolRegistry:
@@ -172,9 +177,9 @@ class ToolRegistry:
 
     # -- descriptions ------------------------------------------------------------------------
 
-    def get_tool_descriptions_text(self, exclude: Iterable[str] | None = None) -> str:
-        """One line per tool: ``- name(param: type = default): description``."""
-        return "\n".join(f"- {t.signature()}: {t.description}" for t in self._visible(exclude))
+    def get_tool_descriptions_text(self, exclude: Iterable[str] | None = None, *, python: bool = False) -> str:
+        """One line per tool: ``- name(param: type = default): description`` (``Tool.signature``)."""
+        return "\n".join(f"- {t.signature(python=python)}: {t.description}" for t in self._visible(exclude))
 
     def get_tool_descriptions_xml(self, exclude: Iterable[str] | None = None) -> str:
         """A ``<functions>`` block, one ``<function>`` of JSON (name, description, parameters) each."""
