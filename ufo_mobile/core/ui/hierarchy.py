@@ -46,6 +46,7 @@ _STANDARD_FLAGS = ("checkable", "checked", "clickable", "long-clickable", "enabl
                    "scrollable", "password", "selected", "index")
 _STANDARD = itemgetter("class", "text", "resource-id", "package", "content-desc", *_STANDARD_FLAGS[:-1], "bounds",
                        "index")
+_STANDARD_COUNT = len(_STANDARD_FLAGS) + 6  # the attributes _STANDARD reads: a node with just these has no other
 
 
 @dataclass(slots=True)
@@ -101,14 +102,11 @@ class _Target:
             try:  # every dump names these on every node: one C call instead of seventeen
                 (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
                  focusable, focused, scrollable, password, selected, bounds, index) = _STANDARD(attrs)
+                plain = len(attrs) == _STANDARD_COUNT  # and no other (most nodes of most dumps)
             except KeyError:
                 (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
                  focusable, focused, scrollable, password, selected, bounds, index) = _standard(attrs)
-            get = attrs.get
-            drawing = get("drawing-order")  # a small number or missing, almost always
-            drawing_order = _SMALL.get(drawing)
-            if drawing_order is None and drawing is not None:
-                drawing_order = _int(drawing, None)
+                plain = False
             position = _SMALL.get(index)
             if position is None:
                 position = _int(index, 0)
@@ -119,14 +117,15 @@ class _Target:
                 if not root:
                     root = tag
                 parent, window, depth, display = -1, len(roots), 0, displays[-1]
-            if "display-id" in attrs:
-                display = _int(attrs["display-id"], display)
+            if plain:
+                hint, visible, naf, drawing_order = "", True, False, None
+            else:
+                hint, visible, naf, drawing_order, display = _optional(attrs, display)
             node = UINode(  # z: its order, the paint rank when the dump has one window painted in document order
-                class_name, text, resource_id, package, desc, get("hint", ""), bounds,
+                class_name, text, resource_id, package, desc, hint, bounds,
                 checkable == "true", checked == "true", clickable == "true", long_clickable == "true",
                 enabled != "false", focusable == "true", focused == "true", scrollable == "true",
-                password == "true", selected == "true", get("visible-to-user") != "false", get("NAF") == "true",
-                position, depth,
+                password == "true", selected == "true", visible, naf, position, depth,
                 -1 if drawing_order is None else drawing_order, window, display, order, order + 1, parent, order,
             )
             if opened:
@@ -181,6 +180,20 @@ def _standard(attrs: Mapping[str, str]) -> tuple[str | None, ...]:
     get = attrs.get
     return (get("class", ""), get("text", ""), get("resource-id", ""), get("package", ""), get("content-desc", ""),
             *(get(name) for name in _STANDARD_FLAGS[:-1]), get("bounds", ""), get("index"))
+
+
+def _optional(attrs: Mapping[str, str], display: int) -> tuple[str, bool, bool, int | None, int]:
+    """A node's attributes that not every dump writes: its hint, whether it is visible to the user,
+    whether it is NAF, its drawing order (None without one) and its display (``display``, the
+    enclosing one, unless it names its own)."""
+    get = attrs.get
+    drawing = get("drawing-order")  # a small number or missing, almost always
+    drawing_order = _SMALL.get(drawing)
+    if drawing_order is None and drawing is not None:
+        drawing_order = _int(drawing, None)
+    if "display-id" in attrs:
+        display = _int(attrs["display-id"], display)
+    return get("hint", ""), get("visible-to-user") != "false", get("NAF") == "true", drawing_order, display
 
 
 def _in_paint_order(kids: list[UINode], draw: list[int | None]) -> bool:
