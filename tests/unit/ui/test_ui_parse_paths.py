@@ -1,5 +1,6 @@
 """The parser's fast paths give what the plain reading gives: a node with every standard attribute
-(read in one call) against the same node missing some, numbers that are not plain, bounds that are
+(read in one call) against the same node missing some, a node with only those (its optional ones not
+looked up) against the same node with others, numbers that are not plain, bounds that are
 not uiautomator's, siblings painted by drawing order (counted when they are in document order,
 sorted otherwise), and the same text either way."""
 
@@ -40,6 +41,16 @@ def test_a_node_missing_standard_attributes_reads_as_their_defaults() -> None:
     sparse = _fields(_dump('<node class="android.widget.TextView" bounds="[1,2][3,4]"/>'))[1]
     assert sparse[:20] == ("android.widget.TextView", "", "", "", "", "", Bounds(1, 2, 3, 4), False, False, False,
                            False, True, False, False, False, False, False, True, False, 0)
+
+
+def test_a_node_with_only_the_standard_attributes_reads_as_one_with_others() -> None:
+    plain = _fields(_dump(FULL.format(index=3, bounds="[1,2][3,4]", extra="")))
+    # an attribute no reader knows makes the node take the path that looks the optional ones up
+    other = _fields(_dump(FULL.format(index=3, bounds="[1,2][3,4]", extra='vendor-extra="1"')))
+    assert plain == other
+    stated = _fields(_dump(FULL.format(index=3, bounds="[1,2][3,4]",
+                                       extra='hint="" visible-to-user="true" NAF="false"')))
+    assert plain == stated
 
 
 @pytest.mark.parametrize(("index", "expected"), [("7", 7), ("-2", -2), ("x", 0), ("", 0), ("٣", 3)])

@@ -3,11 +3,16 @@
 The digests below were recorded from the code before the change (ElementTree parse, one ``UINode``
 per ``<node>``): per dump, a sha256 over every node's fields and one over every control's fields
 (index, kind, class, label, description, hint, bounds, flags, level, parent, and which nodes it
-stands for) with the screen's app and keyboard. The screen text is left out on purpose: its layout
-is format.py's business and changes on its own.
+stands for) with the screen's app and keyboard.
 
-When a change of the filter is meant to change the controls, record the digests again with
-``PYTHONPATH=. python tests/unit/ui/test_ui_same_results.py`` and say why in the commit.
+``RECORDED_TEXT`` holds a third digest per dump, recorded before the XML -> text path was made
+faster (issue 25): the screen text the model reads (with its legend and without, as the agent sends
+it) and every control as a step's ``controls.json`` holds it (``control_info``). A change of speed
+must leave it as it is, byte for byte.
+
+When a change of the filter or of the screen text's layout is meant to change these, record the
+digests again with ``PYTHONPATH=. python tests/unit/ui/test_ui_same_results.py`` and say why in the
+commit.
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ from typing import Any
 import pytest
 
 from ufo_mobile.core.ui import UIState, build_ui_state
+from ufo_mobile.core.ui.format import FormatOptions
 from ufo_mobile.core.ui.hierarchy import UINode
+from ufo_mobile.core.ui.state import control_info
 
 LoadDump = Callable[[str], bytes]
 
@@ -72,6 +79,53 @@ RECORDED: dict[str, tuple[str, str]] = {
     'whatsapp-automation__window_dump.xml': ('239d04322c43c333', '33e07fbbeb70f4cb'),
 }
 
+#: dump name -> the first 16 hex digits of the sha256 of its screen text and controls.json (``text_digest``)
+RECORDED_TEXT: dict[str, str] = {
+    'adb-appium-qt-tooling__ui.xml': '24018acffc3a30cf',
+    'adb-appium-qt-tooling__ui_dump.xml': '2d8f24b6aad0f1e1',
+    'adb-test__a1c22ea_uidump.xml': 'd93e9fc724a9d5d8',
+    'android-app-automated-test__hierarchy.xml': '0ac3ae7718dd090f',
+    'android-testing__ui_dump.xml': '7612f4faa1d1df35',
+    'ask-amo__askamo-after-clear.xml': '3cd3d1305bd77252',
+    'ask-amo__models_ui-dump.xml': '70e537620a9c025b',
+    'ask-amo__window_dump.xml': 'ca8f2bb4047dd520',
+    'auto-zap__01f3f03_window_dump.xml': '23bb8a5a232b19ea',
+    'auto-zap__20ccae0_window_dump.xml': 'f4bf8feced216326',
+    'auto-zap__5abada9_window_dump.xml': '07e7d3148eae9589',
+    'auto-zap__8b47f11_window_dump.xml': 'ca0f8e0cee884a45',
+    'avito__2ed5efe_hierarchy.xml': 'e025f345faf7f507',
+    'avito__filter_hierarchy.xml': '4f4467a8202da01d',
+    'avito__first_screen.xml': 'aeaa5725e5268481',
+    'chaos-monkey-ai__c0e20ab_window_dump.xml': 'd2637dc803736de2',
+    'douyin-helper__c724602_uidump.xml': 'af115ff2158da047',
+    'fit-novs__browser_dump.xml': 'cd838380014917b9',
+    'futu-graber__87112bc_window_dump.xml': '872262f361c553cc',
+    'futu-graber__fa5f2dd_window_dump.xml': '5135db024433f6be',
+    'hksmartcompanion__call_place_verify.xml': '63e89e44da200aaf',
+    'hksmartcompanion__home_current.xml': 'e10e6744dc0da92d',
+    'hksmartcompanion__live_drive_test.xml': '8a575e19ff271f0d',
+    'hksmartcompanion__nav_transit.xml': 'daf0942c1e432653',
+    'intelligent-search__settings_google.xml': '05ee4124656f40f8',
+    'intelligent-search__window_dump.xml': 'f8de8baf1d66af9a',
+    'jarvis-mobile-ai__window_dump.xml': '0cd8c13bc67f9022',
+    'jeromwork-launcher__tg-current.xml': '0877d1ac62adeece',
+    'js-adb__046ee58_window_dump.xml': '25a9dd7a6ca56f82',
+    'mobileagentv2-promax__ui_dump.xml': '70f8c5e4c9b52c77',
+    'phoneagent__wd.xml': 'cf9cd82548bd7805',
+    'phoneagent__wd2.xml': '35a0bbdb9a30ede5',
+    'phoneagent__window_dump.xml': '96748240508652b6',
+    'schockboard__settings_dump.xml': 'aabc71b459881dbe',
+    'senior-shield__window_dump.xml': '408d64f73d5ebf0f',
+    'telegram-session-automation__cc26d9a_ui.xml': '1c68e20e602ab86c',
+    'telegram-session-automation__ffc83dc_ui.xml': '03f317875e90147e',
+    'webkiosk__settings_ui.xml': 'c211a98fb8d969ee',
+    'webkiosk__window_dump2.xml': '90e15cd82138f4c3',
+    'wechat-rpa-demo__appui.xml': 'b039b2d6b715446d',
+    'wechat-rpa-demo__tmp-ui.xml': 'c35f3972a7a405a9',
+    'wework-auto-reply__ui_step1_message.xml': '36528e6971358c2a',
+    'whatsapp-automation__window_dump.xml': '9b5b807af06846eb',
+}
+
 
 def _node_fields(node: UINode) -> list[Any]:
     return [node.class_name, node.text, node.resource_id, node.package, node.content_desc, node.hint,
@@ -99,6 +153,14 @@ def digests(state: UIState) -> tuple[str, str]:
     return _digest(nodes), _digest([screen, controls])
 
 
+def text_digest(raw: bytes | str) -> str:
+    """The digest of what the model and the step's files get from one dump: the screen text with its
+    legend, the screen text as the agent sends it (no legend), and ``control_info`` of every control."""
+    state = build_ui_state(raw, observation_id="o")
+    sent = build_ui_state(raw, observation_id="o", format_options=FormatOptions(legend=False))
+    return _digest([state.formatted_text, sent.formatted_text, [control_info(c) for c in state.elements]])
+
+
 def test_every_dump_gives_the_recorded_nodes_and_controls(dump_name: str, load_dump: LoadDump) -> None:
     raw = load_dump(dump_name)
     if dump_name not in RECORDED:
@@ -108,12 +170,23 @@ def test_every_dump_gives_the_recorded_nodes_and_controls(dump_name: str, load_d
     assert digests(build_ui_state(raw.decode("utf-8", "replace"), observation_id="o")) == RECORDED[dump_name]
 
 
+def test_every_dump_gives_the_recorded_screen_text(dump_name: str, load_dump: LoadDump) -> None:
+    raw = load_dump(dump_name)
+    if dump_name not in RECORDED_TEXT:
+        pytest.skip(f"{dump_name} has no recorded digest (a dump added to the corpus after they were recorded)")
+    assert text_digest(raw) == RECORDED_TEXT[dump_name]
+    assert text_digest(raw.decode("utf-8", "replace")) == RECORDED_TEXT[dump_name]
+
+
 def _record() -> None:
     from tests.unit.ui.conftest import CORPUS, corpus_names
 
     for name in corpus_names():
         state = build_ui_state((CORPUS / name).read_bytes(), observation_id="o")
         print(f"    {name!r}: {digests(state)!r},")
+    print("RECORDED_TEXT:")
+    for name in corpus_names():
+        print(f"    {name!r}: {text_digest((CORPUS / name).read_bytes())!r},")
 
 
 if __name__ == "__main__":

@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from ufo_mobile.core.ui.controls import Control, ControlKind, is_actionable, says_nothing_new
+from ufo_mobile.core.ui.controls import Control, ControlKind, is_actionable, says_nothing_new, short_class_name
 
 #: Field names in the order they appear on every line (the header prints them from here).
 LINE_FIELDS: tuple[str, ...] = (
@@ -126,35 +127,56 @@ def place(control: Control, *, holds_lines: bool = False) -> str:
     a scrollable, a slider, or a control without a name and without lines inside it
     (``holds_lines``; a map, a canvas: an action may touch any point of it); else ``@x,y``, the
     centre, for one that can be acted on; else nothing (text to read)."""
+    named = control.label or control.description or control.hint or resource_tail(control)
+    return _place(control, _class_traits(control.node.class_name)[1], bool(named), holds_lines)
+
+
+def _place(control: Control, slider: bool, named: bool, holds_lines: bool) -> str:
+    """``place``, told whether the control is a slider and whether it has a name (label, description,
+    hint or resource name)."""
     node = control.node
     box = control.bounds
-    if node.scrollable or any(name in control.short_class for name in _SLIDERS) or not (
-            holds_lines or control.label or control.description or control.hint or resource_tail(control)):
+    if node.scrollable or slider or not (holds_lines or named):
         return f"[{box.left},{box.top},{box.right},{box.bottom}]"
     if is_actionable(node) or control.kind is ControlKind.EDIT:
         return f"@{(box.left + box.right) // 2},{(box.top + box.bottom) // 2}"
     return ""
 
 
+@lru_cache(maxsize=1024)
+def _class_traits(class_name: str) -> tuple[str, bool]:
+    """The short class name a line shows (``Control.short_class``) and whether it names a slider:
+    worked out once per class name, not once per line."""
+    short = short_class_name(class_name)
+    return short, any(name in short for name in _SLIDERS)
+
+
 def format_line(control: Control, options: FormatOptions | None = None, *, holds_lines: bool = False) -> str:
     """One control as one line, fields in ``LINE_FIELDS`` order. ``holds_lines``: other lines are
     inside it (see ``place``)."""
     opts = options or _DEFAULT_OPTIONS
-    parts = [str(control.index), control.short_class]
-    if control.label:
-        parts.append(quote(control.label, opts.max_text))
-    if control.description:
-        parts.append("desc=" + quote(control.description, opts.max_text))
-    if control.hint:
-        parts.append("hint=" + quote(control.hint, opts.max_text))
-    res = resource_tail(control)
+    return _line(control, opts.max_text, opts.indent * min(control.level, opts.max_level), holds_lines)
+
+
+def _line(control: Control, max_text: int, indent: str, holds_lines: bool) -> str:
+    """``format_line`` with the options taken apart: each field worked out once."""
+    short, slider = _class_traits(control.node.class_name)
+    label, description, hint = control.label, control.description, control.hint
+    parts = [str(control.index), short]
+    if label:
+        parts.append(quote(label, max_text))
+    if description:
+        parts.append("desc=" + quote(description, max_text))
+    if hint:
+        parts.append("hint=" + quote(hint, max_text))
+    res = resource_tail(control) if not label or control.kind is ControlKind.EDIT else ""
     if res:
         parts.append("res=" + res)
-    parts.extend(control_flags(control))
-    where = place(control, holds_lines=holds_lines)
+    parts += control_flags(control)
+    where = _place(control, slider, bool(label or description or hint or res), holds_lines)
     if where:
         parts.append(where)
-    return opts.indent * min(control.level, opts.max_level) + " ".join(parts)
+    return indent + " ".join(parts)
 
 
 def screen_legend() -> list[str]:
@@ -181,12 +203,14 @@ def format_ui(controls: Sequence[Control], *, app: str, screen_size: tuple[int, 
               keyboard_shown: bool = False, focused: Control | None = None,
               options: FormatOptions | None = None) -> str:
     """The complete screen text: header, then one line per control (or a note when there is none)."""
-    legend = options.legend if options is not None else True
+    opts = options or _DEFAULT_OPTIONS
     lines = format_header(app=app, screen_size=screen_size, keyboard_shown=keyboard_shown, focused=focused,
-                          legend=legend)
+                          legend=opts.legend)
     if controls:
         parents = {control.parent for control in controls}
-        lines.extend(format_line(control, options, holds_lines=control.index in parents) for control in controls)
+        max_text, indent, max_level = opts.max_text, opts.indent, opts.max_level
+        lines += [_line(control, max_text, indent * min(control.level, max_level), control.index in parents)
+                  for control in controls]
     else:
         lines.append("(no controls on screen)")
     return "\n".join(lines)

@@ -46,16 +46,19 @@ _STANDARD_FLAGS = ("checkable", "checked", "clickable", "long-clickable", "enabl
                    "scrollable", "password", "selected", "index")
 _STANDARD = itemgetter("class", "text", "resource-id", "package", "content-desc", *_STANDARD_FLAGS[:-1], "bounds",
                        "index")
+_STANDARD_COUNT = len(_STANDARD_FLAGS) + 6  # the attributes _STANDARD reads: a node with just these has no other
 
 
 @dataclass(slots=True)
 class _Read:
     """What ``_Target`` read: every node in document order, each one's drawing-order attribute (None
-    when it has none), the root element's tag and its ``rotation`` attribute, and whether all
-    siblings paint in document order (most dumps: then the paint ranks follow from the order)."""
+    when it has none), the window roots (top-most first), the root element's tag and its ``rotation``
+    attribute, and whether all siblings paint in document order (most dumps: then the paint ranks
+    follow from the order)."""
 
     nodes: list[UINode]
     draw: list[int | None]
+    roots: tuple[UINode, ...]
     root: str
     rotation: str | None
     ordered: bool
@@ -79,65 +82,66 @@ class _Target:
     def __init__(self) -> None:
         nodes: list[UINode] = []
         draw: list[int | None] = []
-        opened: list[tuple[UINode, list[UINode]]] = []  # the open nodes and their children so far, innermost last
+        roots: list[UINode] = []
+        opened: list[UINode] = []  # the open nodes, innermost last
+        kids: list[list[UINode]] = []  # the children so far of each open node
         displays = [0]  # the display id in effect outside any node, innermost wrapper last
-        windows = 0
         root = ""
         rotation: str | None = None
         ordered = True
 
         def start(tag: str, attrs: dict[str, str]) -> None:
-            nonlocal windows, root, rotation
+            nonlocal root, rotation
             if tag != "node":
                 if not root:
                     root, rotation = tag, attrs.get("rotation")
                 elif tag in _WRAPPER_TAGS and not opened:
                     displays.append(_int(attrs.get("display-id", attrs.get("id")), displays[-1]))
                 return
-            if not root:
-                root = tag
             order = len(nodes)
             try:  # every dump names these on every node: one C call instead of seventeen
                 (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
                  focusable, focused, scrollable, password, selected, bounds, index) = _STANDARD(attrs)
+                plain = len(attrs) == _STANDARD_COUNT  # and no other (most nodes of most dumps)
             except KeyError:
                 (class_name, text, resource_id, package, desc, checkable, checked, clickable, long_clickable, enabled,
                  focusable, focused, scrollable, password, selected, bounds, index) = _standard(attrs)
-            get = attrs.get
-            drawing = get("drawing-order")  # a small number or missing, almost always
-            drawing_order = _SMALL.get(drawing)
-            if drawing_order is None and drawing is not None:
-                drawing_order = _int(drawing, None)
+                plain = False
             position = _SMALL.get(index)
             if position is None:
                 position = _int(index, 0)
             if opened:
-                above, siblings = opened[-1]
-                parent, window, depth, display = above.order, above.window, above.depth + 1, above.display_id
+                above = opened[-1]
+                parent, window, depth, display = above.order, above.window, len(opened), above.display_id
             else:
-                siblings = None
-                parent, window, depth, display = -1, windows, 0, displays[-1]
-                windows += 1
-            if "display-id" in attrs:
-                display = _int(attrs["display-id"], display)
-            node = UINode(
-                class_name, text, resource_id, package, desc, get("hint", ""), bounds,
+                if not root:
+                    root = tag
+                parent, window, depth, display = -1, len(roots), 0, displays[-1]
+            if plain:
+                hint, visible, naf, drawing_order = "", True, False, None
+            else:
+                hint, visible, naf, drawing_order, display = _optional(attrs, display)
+            node = UINode(  # z: its order, the paint rank when the dump has one window painted in document order
+                class_name, text, resource_id, package, desc, hint, bounds,
                 checkable == "true", checked == "true", clickable == "true", long_clickable == "true",
                 enabled != "false", focusable == "true", focused == "true", scrollable == "true",
-                password == "true", selected == "true", get("visible-to-user") != "false", get("NAF") == "true",
-                position, depth,
-                -1 if drawing_order is None else drawing_order, window, display, order, order + 1, parent, 0,
+                password == "true", selected == "true", visible, naf, position, depth,
+                -1 if drawing_order is None else drawing_order, window, display, order, order + 1, parent, order,
             )
-            if siblings is not None:
-                siblings.append(node)
+            if opened:
+                kids[-1].append(node)
+            else:
+                roots.append(node)
             nodes.append(node)
             draw.append(drawing_order)
-            opened.append((node, []))
+            opened.append(node)
+            kids.append([])
 
         def end(tag: str) -> None:
             nonlocal ordered
             if tag == "node":
-                own, done = opened.pop()
+                own = opened.pop()
+                done = kids.pop()
                 own.end = len(nodes)  # one past the last node of its subtree
                 if done:
                     own.children = tuple(done)
@@ -147,12 +151,12 @@ class _Target:
                 displays.pop()
 
         def close() -> _Read:
-            return _Read(nodes, draw, root, rotation, ordered)
+            return _Read(nodes, draw, tuple(roots), root, rotation, ordered)
 
         def reset() -> None:  # also after a parse that failed half way
-            nonlocal nodes, draw, opened, displays, windows, root, rotation, ordered
-            nodes, draw, opened, displays = [], [], [], [0]
-            windows, root, rotation, ordered = 0, "", None, True
+            nonlocal nodes, draw, roots, opened, kids, displays, root, rotation, ordered
+            nodes, draw, roots, opened, kids, displays = [], [], [], [], [], [0]
+            root, rotation, ordered = "", None, True
 
         self.start, self.end, self.close, self.reset = start, end, close, reset
 
@@ -178,6 +182,20 @@ def _standard(attrs: Mapping[str, str]) -> tuple[str | None, ...]:
             *(get(name) for name in _STANDARD_FLAGS[:-1]), get("bounds", ""), get("index"))
 
 
+def _optional(attrs: Mapping[str, str], display: int) -> tuple[str, bool, bool, int | None, int]:
+    """A node's attributes that not every dump writes: its hint, whether it is visible to the user,
+    whether it is NAF, its drawing order (None without one) and its display (``display``, the
+    enclosing one, unless it names its own)."""
+    get = attrs.get
+    drawing = get("drawing-order")  # a small number or missing, almost always
+    drawing_order = _SMALL.get(drawing)
+    if drawing_order is None and drawing is not None:
+        drawing_order = _int(drawing, None)
+    if "display-id" in attrs:
+        display = _int(attrs["display-id"], display)
+    return get("hint", ""), get("visible-to-user") != "false", get("NAF") == "true", drawing_order, display
+
+
 def _in_paint_order(kids: list[UINode], draw: list[int | None]) -> bool:
     """True when these siblings paint in document order: their drawing orders (a sibling without one
     counts as its position) never go down."""
@@ -200,6 +218,8 @@ def _paint_ranks(roots: tuple[UINode, ...], read: _Read) -> None:
     """
     nodes, draw = read.nodes, read.draw
     if read.ordered:
+        if len(roots) == 1 and roots[0].end == len(nodes):
+            return  # one window: ``_Target`` gave each node its order as its rank
         total = len(nodes)
         for root in roots:
             offset = total - root.end - root.order  # the nodes of the windows below, less the root's order
@@ -237,7 +257,7 @@ def parse_hierarchy(data: str | bytes) -> UITree:
     nodes = read.nodes
     if not nodes:
         raise UIParseError("empty hierarchy: the dump has no <node> element (screen not ready or locked?)")
-    roots = tuple(node for node in nodes if node.parent < 0)
+    roots = read.roots
     _paint_ranks(roots, read)
     return UITree(rotation=_int(read.rotation, 0), roots=roots, nodes=tuple(nodes))
 
