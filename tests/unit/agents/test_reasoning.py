@@ -130,8 +130,8 @@ async def test_a_disabled_scripter_fails_the_item_and_the_manager_is_told(tmp_pa
     result, _ = await run(tmp_path, replies)
     assert (result.status, result.reason) == ("FAIL", "cannot compute")
     first = prompt_of(result, 1)
-    assert "Script items are turned off" in first
-    second = prompt_of(result, 3)
+    assert "<script>" not in first  # never offered when off
+    second = prompt_of(result, 3)  # a model that writes one anyway is told why it did not run
     assert "script items are turned off" in second
 
 

@@ -14,7 +14,7 @@ from ufo_mobile.core.status import MODEL_STATUSES
 
 EXPECTED = {
     "manager": {
-        "system": {"actions", "width", "height", "legend", "person", "untrusted"}, "scripter_disabled": set(),
+        "system": {"actions", "width", "height", "legend", "person", "untrusted", "script_item"}, "script_item": set(),
         "output_schema": {"schema"},
         "user": {"request", "current_app", "apps"}, "device_date": {"date"}, "app_card": {"app", "card"},
         "memory": {"memory"},
@@ -70,12 +70,12 @@ def test_every_template_renders_with_the_placeholders_it_declares(file: str) -> 
 
 def test_the_manager_prompt_teaches_its_reply_format() -> None:
     system = render("manager", "system")
-    for part in ("<thought>", "<add_memory>", "<plan>", "<script>", "</script>", "TEXT_TASK:",
+    for part in ("<thought>", "<add_memory>", "<plan>", "TEXT_TASK:",
                  '<request_accomplished success="true">', '<request_accomplished success="false">', "<actions>"):
         assert part in system, part
     replan = render("manager", "replan")
     assert "<failures> times in a row" in replan and "<attempts>" in replan and "changed plan" in replan
-    assert "<script>" in render("manager", "scripter_disabled")
+    assert "<script>" in render("manager", "script_item") and "</script>" in render("manager", "script_item")
     assert "<schema>" in render("manager", "output_schema")
     for name in ("reask", "screen"):
         assert "<plan>" in render("manager", name) and "<request_accomplished" in render("manager", name)
@@ -130,3 +130,18 @@ def test_the_planner_is_told_how_to_read_the_screen_list_it_is_sent() -> None:
     system = ManagerInteraction(ScriptedModel(Script(replies=["x"])), registry()).system_prompt((720, 1600))
     assert "\n".join(screen_legend()) in system  # the places, the flags and the nesting, as the executor reads them
     assert "720 x 1600 pixels" in system
+
+
+def test_the_planner_is_taught_script_items_only_when_they_are_on() -> None:
+    from tests.unit.llm.test_prompt import registry
+    from ufo_mobile.core.llm.scripted import Script, ScriptedModel
+    from ufo_mobile.core.processors.reasoning import ManagerInteraction
+
+    def system(scripts: bool) -> str:
+        model = ScriptedModel(Script(replies=["x"]))
+        return ManagerInteraction(model, registry(), scripter_enabled=scripts).system_prompt((720, 1600))
+
+    on, off = system(True), system(False)
+    assert "<script>" in on and "and put back.\n- Work that needs no phone" in on  # the last plan rule
+    assert "<script>" not in off and "script" not in off.casefold()  # never described, then forbidden
+    assert "\n\n\n" not in on + off and "put back.\n\nEnding the task:" in off

@@ -70,11 +70,11 @@ class ManagerInteraction(LLMInteraction):
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
         t = self.templates
         width, height = screen_size
+        script = "\n" + t.render("script_item").rstrip("\n") if self.scripter_enabled else ""  # never offered when off
         return compose([t.render("system", actions=self.tools.get_tool_descriptions_text(), width=width,
-                                 height=height, legend="\n".join(screen_legend()),
+                                 height=height, legend="\n".join(screen_legend()), script_item=script,
                                  person=self.attendance.person_text(self.contract),
                                  untrusted=self.contract.render("untrusted")),
-                        "" if self.scripter_enabled else t.render("scripter_disabled"),
                         t.render("output_schema", schema=self.output_schema) if self.output_schema else ""])
 
     def app_card(self, package: str) -> str:
