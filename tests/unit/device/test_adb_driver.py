@@ -4,6 +4,7 @@ key path clears a field, when typing is retried and when it stops."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import re
 from collections.abc import Callable
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 
 from ufo_mobile.core.device.adb import AdbDriver
-from ufo_mobile.core.device.adb_dump import dump_failure_kind, pin_client
+from ufo_mobile.core.device.adb_dump import STOP_U2, dump_failure_kind, pin_client
 from ufo_mobile.core.device.adb_screen import display_ids, png_from
 from ufo_mobile.core.device.adb_text import ADB_KEYBOARD, U2_KEYBOARD, parse_broadcast
 from ufo_mobile.core.device.base import CurrentApp, KeyboardState
@@ -43,6 +44,7 @@ class ScriptedAdb(AdbDriver):
         self.commands: list[str] = []
         self.files: dict[str, bytes] = {}
         self.screencap = b""
+        self.u2_dumps: list[str] = []  # dumps through uiautomator2 (the fallback), in order
         self._device = SimpleNamespace(sync=SimpleNamespace(read_bytes=lambda path: self.files.pop(path, b"")),
                                        serial="phone")
 
@@ -71,7 +73,11 @@ class ScriptedAdb(AdbDriver):
             raise DeviceDisconnectedError("ping: device offline", serial=self.serial)
 
     def dumps(self) -> list[str]:
-        return [c for c in self.commands if c.startswith("uiautomator dump")]
+        return [c for c in self.commands if "uiautomator dump" in c]
+
+    async def _dump_through_u2(self) -> str:
+        self.u2_dumps.append(DUMP.format(text=f"u2 {len(self.u2_dumps) + 1}"))
+        return self.u2_dumps[-1]
 
 
 def dumping(driver: ScriptedAdb, outputs: list[str], xml: str = DUMP.format(text="x")) -> Callable[[str], str]:
@@ -79,6 +85,7 @@ def dumping(driver: ScriptedAdb, outputs: list[str], xml: str = DUMP.format(text
     "ok": the dump's line, then ``xml`` (what ``cat`` prints of the file the dump wrote)."""
 
     def run(command: str) -> str:
+        command = command.removeprefix(f"{STOP_U2}; ")  # a kept uiautomator2 server stopped first
         path = command.split()[2]
         assert command == f"uiautomator dump {path} && cat {path} 2>/dev/null; rm -f {path}"
         out = outputs.pop(0)
@@ -163,6 +170,35 @@ async def test_a_leftover_u2_server_is_stopped_and_the_dump_tried_again() -> Non
     assert info.value.kind == "conflict" and len(driver.dumps()) == 4
 
 
+async def test_an_idle_refusal_starts_the_fallback_dump_before_the_caller_asks_for_it() -> None:
+    driver = ScriptedAdb({})
+    driver.answers["uiautomator dump"] = dumping(driver, [IDLE])
+    with pytest.raises(DumpUnavailableError):
+        await driver.get_ui_tree()
+    await asyncio.sleep(0)  # the caller waits for its screenshot: the fallback's dump runs meanwhile
+    assert driver.u2_dumps == [DUMP.format(text="u2 1")]
+    assert await driver.fallback_ui_tree() == DUMP.format(text="u2 1") and len(driver.u2_dumps) == 1
+    with pytest.raises(DumpUnavailableError):  # predicted: nothing run on the phone, the fallback started
+        await driver.get_ui_tree()
+    await driver.tap(540, 40)  # the screen was touched since: that dump is not this screen's
+    assert await driver.fallback_ui_tree() == DUMP.format(text="u2 3") and len(driver.dumps()) == 1
+    with pytest.raises(DumpUnavailableError):
+        await driver.dump_ui_tree()  # for callers that never ask for the fallback: nothing started
+    assert len(driver.u2_dumps) == 3
+
+
+async def test_a_kept_fallback_server_is_stopped_in_the_next_dumps_own_command() -> None:
+    released: list[bool] = []
+    driver = ScriptedAdb({})
+    driver.answers["uiautomator dump"] = driver.answers[STOP_U2] = dumping(driver, ["ok", "ok"])
+    driver._warm_u2 = SimpleNamespace(stop_uiautomator=lambda wait: released.append(wait))
+    assert await driver.get_ui_tree() == DUMP.format(text="x")
+    assert driver.commands == driver.dumps() and driver.commands[0].startswith(f"{STOP_U2}; uiautomator dump ")
+    assert released == [False] and driver._warm_u2 is None
+    assert await driver.get_ui_tree() == DUMP.format(text="x")
+    assert driver.commands[1].startswith("uiautomator dump ")  # stopped once
+
+
 def test_dump_failure_kinds() -> None:
     assert dump_failure_kind("ERROR: could not get idle state.\n") == "idle"
     assert dump_failure_kind("\n\n") == "other"
@@ -188,6 +224,13 @@ async def test_current_app_from_focus_then_resumed_activity_else_an_error() -> N
         "com.android.settings", "com.android.settings.Settings")
     driver = ScriptedAdb({"dumpsys window": "  mTopFocusedDisplayId=0\n", "dumpsys activity activities": resumed})
     assert await driver.current_app() == CurrentApp("com.example.notes", ".EditNoteActivity")
+    assert await driver.current_app() == CurrentApp("com.example.notes", ".EditNoteActivity")
+    # this phone's dumpsys window names no app: the next observations ask dumpsys activity alone
+    assert driver.commands == ["dumpsys window", "dumpsys activity activities", "dumpsys activity activities"]
+    driver.answers.update({"dumpsys window": focus, "dumpsys activity activities": ""})  # and when it stops saying
+    assert await driver.current_app() == CurrentApp("com.android.settings", "com.android.settings.Settings")
+    assert await driver.current_app() == CurrentApp("com.android.settings", "com.android.settings.Settings")
+    assert driver.commands[3:] == ["dumpsys activity activities", "dumpsys window", "dumpsys window"]
     with pytest.raises(DeviceCommandError, match="neither dumpsys window nor dumpsys activity"):
         await ScriptedAdb({"dumpsys window": "", "dumpsys activity": ""}).current_app()
 

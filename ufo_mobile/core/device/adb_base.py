@@ -72,6 +72,7 @@ class AdbBase(DeviceDriver):
         self._imes: list[str] | None = None
         self._sdk: int | None = None
         self._displays: list[str] | None = None
+        self._activities_first = False  # dumpsys window names no app here: ask dumpsys activity first
         self._labels: dict[str, tuple[int, str]] = {}
 
     # --- connection ------------------------------------------------------------------------
@@ -137,6 +138,14 @@ class AdbBase(DeviceDriver):
     def client(self) -> adbutils.AdbClient:
         """The adb server client this driver (and the uiautomator2 it starts) talks through."""
         return self._client
+
+    async def dump_ui_tree(self) -> str:
+        """The UI dump and nothing started besides (``adb_dump``); this default is ``get_ui_tree``."""
+        return await self.get_ui_tree()
+
+    def screen_touched(self) -> None:
+        """The driver acted on the screen (a tap, a swipe, text typed): what it read of the screen
+        before is out of date (``adb_dump`` keeps such a read)."""
 
     # --- plumbing --------------------------------------------------------------------------
 
