@@ -165,6 +165,31 @@ async def test_an_animated_screen_goes_straight_to_the_fallback_while_it_stays(s
 
 
 @pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)
+async def test_the_fallback_servers_jar_is_checked_at_its_first_start_on_a_connection(sim_device: Any) -> None:
+    """uiautomator2 checks its u2.jar on the phone (an MD5 each side) before every start; the driver
+    lets it do so once per connection, and again when a start without it fails (the jar gone)."""
+    driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0, start_timeout=60.0)
+    provider = AndroidStateProvider(driver, sleep=no_pause)
+    await driver.connect()
+
+    async def watch_the_video() -> None:
+        await driver.start_app(VIDEO)
+        assert (await provider.read(observation_id="video")).fallback == "fallback_dump"
+        await driver.press_key("home")
+        assert (await provider.read(observation_id="home")).fallback is None  # the server stopped
+
+    sim_device.adbd.commands.clear()
+    for _ in range(2):
+        await watch_the_video()
+    checks = [c for c in sim_device.adbd.commands if "md5sum" in c]
+    assert len(checks) == 1 and sum("app_process" in c for c in sim_device.adbd.commands) == 2
+    sim_device.device.shell("rm /data/local/tmp/u2.jar")
+    await watch_the_video()
+    assert len([c for c in sim_device.adbd.commands if "md5sum" in c]) == 2  # checked and pushed again
+    await driver.close()
+
+
+@pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)
 async def test_closing_the_adb_driver_stops_a_kept_fallback_server(sim_device: Any) -> None:
     driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0, start_timeout=60.0)
     provider = AndroidStateProvider(driver, sleep=no_pause)

@@ -419,3 +419,18 @@ def test_the_adb_servers_version_is_asked_once(monkeypatch: pytest.MonkeyPatch) 
     client = AdbServerClient(port=1)
     assert [client.server_version() for _ in range(3)] == [41, 41, 41] and len(asked) == 1
     assert AdbServerClient(port=1).server_version() == 41 and len(asked) == 2  # per client
+
+
+def test_connections_to_the_adb_server_send_at_once() -> None:
+    """Nagle's algorithm off (``TCP_NODELAY``): uiautomator2 writes a request's headers and body
+    separately, and the body waited for the server's delayed acknowledgement of the headers."""
+    import socket
+
+    from ufo_mobile.core.device.adb_base import AdbServerClient
+
+    with socket.create_server(("127.0.0.1", 0)) as listener:  # stands in for the adb server
+        connection = AdbServerClient(port=listener.getsockname()[1]).make_connection(timeout=5)
+        try:
+            assert connection.conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+        finally:
+            connection.close()

@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import functools
 import uuid
 from typing import Any
 
@@ -81,13 +82,27 @@ def pin_client(u2_device: Any, client: adbutils.AdbClient) -> None:
     u2_device._wait_for_device = wait_for_device
 
 
-def u2_connect(device: adbutils.AdbDevice, client: adbutils.AdbClient) -> Any:
-    """``uiautomator2.connect`` on our own device object (blocking: starts the server if needed)."""
+def u2_connect(device: adbutils.AdbDevice, client: adbutils.AdbClient, *, jar_checked: bool = False) -> Any:
+    """``uiautomator2.connect`` on our own device object (blocking: starts the server if needed).
+    ``jar_checked``: the server's ``u2.jar`` was found on the phone, whole, by an earlier start over
+    this connection, so its check (an MD5 of 3.7 MB on each side, one more round trip) is skipped."""
     import uiautomator2
 
-    u2_device = uiautomator2.connect(device)
+    u2_device = (_device_with_checked_jar() if jar_checked else uiautomator2.Device)(device)
     pin_client(u2_device, client)
     return u2_device
+
+
+@functools.cache
+def _device_with_checked_jar() -> type:
+    """uiautomator2's ``Device`` that does not check its ``u2.jar`` on the phone before a start."""
+    import uiautomator2
+
+    class CheckedJarDevice(uiautomator2.Device):  # type: ignore[misc]
+        def _setup_jar(self) -> None:
+            """Checked by an earlier start (``u2_connect``)."""
+
+    return CheckedJarDevice
 
 
 def u2_release(u2_device: Any) -> None:
@@ -223,8 +238,7 @@ class AdbDumpMixin(AdbBase):
         listing = None
         try:
             if self._warm_u2 is None:
-                self._warm_u2 = await self._call(u2_connect, self.device, self._client, what="start uiautomator2",
-                                                 limit=self._start_timeout)
+                self._warm_u2 = await self._start_u2()
             # the stacking order is read while the server dumps: one round trip less to wait for
             listing = asyncio.ensure_future(self._window_listing())
             xml = await self._call(_u2_dump, self._warm_u2, what="uiautomator2 dump", limit=self._start_timeout)
@@ -237,6 +251,21 @@ class AdbDumpMixin(AdbBase):
         if not xml.strip():
             raise DumpUnavailableError("uiautomator2 gave an empty dump", serial=self.serial, kind="other")
         return xml if windows is None or window_count(xml) < 2 else order_roots(xml, windows)
+
+    async def _start_u2(self) -> Any:
+        """Start the fallback's server: its jar checked (and pushed when missing or changed) at the
+        first start over this connection, not at the next ones unless a start fails without it."""
+        if self._u2_jar_checked:
+            try:
+                return await self._call(u2_connect, self.device, self._client, jar_checked=True,
+                                        what="start uiautomator2", limit=self._start_timeout)
+            except DeviceCommandError as exc:  # the jar gone or changed? checked (and pushed) below
+                self._log.warning("u2_start_failed", serial=self.serial, error=str(exc))
+                self._u2_jar_checked = False
+        server = await self._call(u2_connect, self.device, self._client, what="start uiautomator2",
+                                  limit=self._start_timeout)
+        self._u2_jar_checked = True
+        return server
 
     async def _stop_fallback_server(self) -> None:
         """Stop the fallback's uiautomator2 server (and any other: ``stop_u2_server``)."""
