@@ -13,13 +13,16 @@ Realism: the same tour of screens (the launcher, Settings right after it opens, 
 field under the soft keyboard, a playing video, the same video after a tap, a bank's secure
 login, home again) is observed through the real observation phase (``DataCollection`` with the
 default ``perception`` settings: refused dumps tried again after 0.5 s, 1 s, 2 s, then the
-fallbacks) on the ``kind`` phone (the baseline) and on ``pixel-14``, for each driver. It prints the
-share of observations that needed a retry or a fallback, the ``uiautomator dump`` commands the
-phone ran per observation, and the cost of an observation on the realistic phone as a ratio to
-the kind phone measured in the same run (the mean over the stops of each stop's median over the
-tours; goal: at most 1.5x, issue 25). The emulated phone refuses at once where a real one first
-waits up to 10 s for an idle screen (AOSP DumpCommand), so real phones pay more per refusal, and
-more for every ``uiautomator dump`` they run.
+fallbacks) on the ``kind`` phone (the baseline) and on ``pixel-14``, for each driver, the two
+phones' tours taken in turn. It prints the share of observations that needed a retry or a
+fallback, the ``uiautomator dump`` commands and all the shell commands the phone ran per
+observation, and the cost of an observation on the realistic phone as a ratio to the kind phone
+measured in the same run (the mean over the stops of each stop's median over the tours; goal: at
+most 1.5x, issue 25), then per stop: each phone's median, the ratio, the milliseconds pixel-14
+adds, the shell commands each phone ran (kind/pixel-14, last tour) and what pixel-14 needed.
+The emulated phone refuses at once where a real one first waits up to 10 s for an idle screen
+(AOSP DumpCommand), so real phones pay more per refusal, and more for every ``uiautomator dump``
+they run.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.adb_server import PrivateAdbServer  # noqa: E402
 from tests.flows import focus_new_note_title  # noqa: E402
 from ufo_mobile.core.device.adb import AdbDriver  # noqa: E402
+from ufo_mobile.core.device.adb_base import AdbServerClient  # noqa: E402
 from ufo_mobile.core.device.base import DeviceDriver  # noqa: E402
 from ufo_mobile.core.device.sim import SimDriver  # noqa: E402
 from ufo_mobile.core.device.u2 import U2Driver  # noqa: E402
@@ -66,6 +70,11 @@ CALLS: list[tuple[str, Callable[[DeviceDriver], Awaitable[Any]]]] = [
     ("screen_size", lambda d: d.screen_size()),
     ("input_text", lambda d: d.input_text("hello world", clear=True)),
 ]
+
+
+def product_client(server: PrivateAdbServer) -> AdbServerClient:
+    """A client of the private adb server as the product makes one (``device/factory.py``)."""
+    return AdbServerClient(host="127.0.0.1", port=server.port, socket_timeout=30.0)
 
 
 async def median_ms(call: Callable[[], Awaitable[Any]], repeat: int) -> float:
@@ -117,7 +126,7 @@ async def run(repeat: int) -> dict[str, dict[str, float]]:
     with PrivateAdbServer() as server:
         adbd = EmulatedAdbd(SimPhone())
         runner = adbd.run_in_thread()
-        client = server.client()
+        client = product_client(server)
         try:
             client.connect(adbd.address, timeout=10)
             client.wait_for(adbd.address, state="device", timeout=10)
@@ -153,6 +162,7 @@ class Observed:
     fallback: str | None
     blocked: bool
     dumps: int  # ``uiautomator dump`` commands the phone ran for it
+    commands: int  # shell commands the phone ran for it (adb: every one is a round trip)
 
     @property
     def needed_help(self) -> bool:
@@ -175,102 +185,139 @@ class Tour:
             found.setdefault(obs.stop, []).append(obs)
         return found
 
+    def stop_ms(self) -> dict[str, float]:
+        """Each stop's median over the tours."""
+        return {stop: statistics.median(o.ms for o in seen) for stop, seen in self.stops().items()}
+
     def typical_ms(self) -> float:
         """The mean over the stops of each stop's median over the tours (steadier than the mean)."""
-        return statistics.fmean(statistics.median(o.ms for o in seen) for seen in self.stops().values())
+        return statistics.fmean(self.stop_ms().values())
 
     def dumps_per_observation(self) -> float:
         return statistics.fmean(o.dumps for o in self.observations)
+
+    def commands_per_observation(self) -> float:
+        return statistics.fmean(o.commands for o in self.observations)
 
     def share_helped(self) -> float:
         return sum(o.needed_help for o in self.observations) / len(self.observations)
 
 
-async def tour(driver: DeviceDriver, tours: int, adbd: EmulatedAdbd) -> Tour:
-    """Observe every stop of ``TOUR`` ``tours`` times through the observation phase."""
-    result = Tour()
-    settings = PerceptionSettings(control_cache_ttl_seconds=0, settle_timeout_seconds=0)
+class Touring:
+    """One phone and one driver going round ``TOUR`` through the observation phase."""
 
-    async def sleep(seconds: float) -> None:
-        result.slept += seconds
-        await asyncio.sleep(seconds)
+    def __init__(self, driver: DeviceDriver, adbd: EmulatedAdbd) -> None:
+        self.driver, self.adbd, self.result, self.step = driver, adbd, Tour(), 0
+        settings = PerceptionSettings(control_cache_ttl_seconds=0, settle_timeout_seconds=0)
 
-    provider = AndroidStateProvider(driver, unavailable_retries=settings.dump_refused_retries,
-                                    retry_delay=settings.dump_retry_delay_seconds, sleep=sleep)
-    phase = DataCollection(Phone(driver, provider=provider, cache_ttl=0), settings)
-    await driver.connect()
-    try:
+        async def sleep(seconds: float) -> None:
+            self.result.slept += seconds
+            await asyncio.sleep(seconds)
+
+        provider = AndroidStateProvider(driver, unavailable_retries=settings.dump_refused_retries,
+                                        retry_delay=settings.dump_retry_delay_seconds, sleep=sleep)
+        self.phase = DataCollection(Phone(driver, provider=provider, cache_ttl=0), settings)
+
+    async def start(self) -> None:
+        await self.driver.connect()
         started = time.perf_counter()  # once per run, before the first observation (labels then cached)
-        result.apps = len(await driver.get_apps())
-        result.apps_ms = (time.perf_counter() - started) * 1000
-        step = 0
-        for _ in range(tours):
-            for stop, act in TOUR:
-                await act(driver)
-                step += 1
-                ctx = StepContext(run_id="bench", step=step, agent_name="bench", request="tour", shared=SharedState())
-                adbd.commands.clear()
-                started = time.perf_counter()
-                await phase.run(ctx)
-                elapsed = (time.perf_counter() - started) * 1000
-                dumps = sum(command.startswith("uiautomator dump") for command in adbd.commands)
-                obs = ctx.observation
-                assert isinstance(obs, Observation)
-                result.observations.append(Observed(stop, elapsed, obs.dump_refusals, obs.fallback,
-                                                    obs.screenshot_blocked, dumps))
-    finally:
-        await driver.close()
-    return result
+        self.result.apps = len(await self.driver.get_apps())
+        self.result.apps_ms = (time.perf_counter() - started) * 1000
+
+    async def once(self) -> None:
+        """Observe every stop of ``TOUR`` once."""
+        for stop, act in TOUR:
+            await act(self.driver)
+            self.step += 1
+            ctx = StepContext(run_id="bench", step=self.step, agent_name="bench", request="tour",
+                              shared=SharedState())
+            self.adbd.commands.clear()
+            started = time.perf_counter()
+            await self.phase.run(ctx)
+            elapsed = (time.perf_counter() - started) * 1000
+            commands = list(self.adbd.commands)
+            obs = ctx.observation
+            assert isinstance(obs, Observation)
+            self.result.observations.append(Observed(
+                stop, elapsed, obs.dump_refusals, obs.fallback, obs.screenshot_blocked,
+                sum("uiautomator dump" in command for command in commands), len(commands)))
+
+
+def _phone() -> SimPhone:
+    phone = SimPhone()
+    for package in OPTIONAL_APPS:
+        if package not in {app.package for app in phone.installed_apps()}:
+            phone.install(packaged_app(package))
+    return phone
 
 
 async def realism(tours: int) -> dict[tuple[str, str], Tour]:
+    """For each driver: the kind phone and pixel-14 side by side, their tours taken in turn (the
+    machine's load then weighs on both alike)."""
     found: dict[tuple[str, str], Tour] = {}
     with PrivateAdbServer() as server:
-        client = server.client()
-        for profile in ("kind", "pixel-14"):
-            for kind in ("adb", "u2"):
-                phone = SimPhone()
-                for package in OPTIONAL_APPS:
-                    if package not in {app.package for app in phone.installed_apps()}:
-                        phone.install(packaged_app(package))
-                adbd = EmulatedAdbd(phone, profile=profile)
-                runner = adbd.run_in_thread()
-                try:
+        client = product_client(server)
+        for kind in ("adb", "u2"):
+            touring: dict[str, Touring] = {}
+            runners = []
+            try:
+                for profile in ("kind", "pixel-14"):
+                    adbd = EmulatedAdbd(_phone(), profile=profile)
+                    runners.append((adbd, adbd.run_in_thread()))
                     client.connect(adbd.address, timeout=10)
                     client.wait_for(adbd.address, state="device", timeout=10)
                     driver: DeviceDriver = (AdbDriver(adbd.address, client=client) if kind == "adb"
                                             else U2Driver(adbd.address, client=client, fallback=False))
-                    found[(profile, kind)] = await tour(driver, tours, adbd)
-                finally:
+                    touring[profile] = Touring(driver, adbd)
+                    await touring[profile].start()
+                for _ in range(tours):
+                    for going in touring.values():
+                        await going.once()
+            finally:
+                for going in touring.values():
+                    await going.driver.close()
+                for adbd, runner in runners:
                     client.disconnect(adbd.address)
                     runner.stop()
-                print(f"  toured {profile} with {kind}", file=sys.stderr)
+            for profile, going in touring.items():
+                found[(profile, kind)] = going.result
+            print(f"  toured both phones with {kind}", file=sys.stderr)
     return found
 
 
 def print_realism(found: dict[tuple[str, str], Tour]) -> None:
     print(f"\n{'observation phase':<22}{'driver':>7}{'observations':>14}{'retry/fallback':>16}"
-          f"{'dumps/obs':>11}{'mean ms':>10}{'median ms':>11}{'backoff s':>11}")
+          f"{'dumps/obs':>11}{'cmds/obs':>10}{'mean ms':>10}{'median ms':>11}{'backoff s':>11}")
     for (profile, kind), result in found.items():
         print(f"{profile:<22}{kind:>7}{len(result.observations):>14}{result.share_helped():>15.0%}"
-              f"{result.dumps_per_observation():>11.2f}{result.mean_ms():>10.1f}{result.typical_ms():>11.1f}"
-              f"{result.slept:>11.1f}")
+              f"{result.dumps_per_observation():>11.2f}{result.commands_per_observation():>10.2f}"
+              f"{result.mean_ms():>10.1f}{result.typical_ms():>11.1f}{result.slept:>11.1f}")
     for kind in ("adb", "u2"):
         plain, real = found[("kind", kind)], found[("pixel-14", kind)]
         ratio = real.typical_ms() / plain.typical_ms()
         print(f"{kind}: observation on pixel-14 is {ratio:.2f}x the kind phone's "
               f"(goal <= {REALISM_GOAL}x: {'met' if ratio <= REALISM_GOAL else 'not met'}); a retry or fallback in "
-              f"{real.share_helped():.0%} of observations, {real.dumps_per_observation():.2f} uiautomator dumps each "
-              f"(kind phone: {plain.dumps_per_observation():.2f}); listing its {real.apps} launchable apps with their "
-              f"APKs' labels took {real.apps_ms:.0f} ms once ({plain.apps} apps on the kind phone: "
-              f"{plain.apps_ms:.0f} ms)")
-        for stop, seen in real.stops().items():
-            first = seen[0]
-            how = ", ".join(filter(None, [
-                f"refused {'+'.join(first.refusals)}" if first.refusals else "",
-                f"fallback {first.fallback}" if first.fallback else "",
-                "secure screen (no image sent)" if first.blocked else ""])) or "plain"
-            print(f"    {stop:<24}{statistics.median(o.ms for o in seen):>9.1f} ms  {first.dumps} dumps  {how}")
+              f"{real.share_helped():.0%} of observations, {real.dumps_per_observation():.2f} uiautomator dumps and "
+              f"{real.commands_per_observation():.2f} shell commands each (kind phone: "
+              f"{plain.dumps_per_observation():.2f} and {plain.commands_per_observation():.2f}); listing its "
+              f"{real.apps} launchable apps with their APKs' labels took {real.apps_ms:.0f} ms once ({plain.apps} "
+              f"apps on the kind phone: {plain.apps_ms:.0f} ms)")
+        print_stops(plain, real)
+
+
+def print_stops(plain: Tour, real: Tour) -> None:
+    """Per stop: the median on each phone, the ratio, the commands each ran, and what pixel-14 needed."""
+    print(f"    {'stop (median ms)':<24}{'kind':>9}{'pixel-14':>10}{'ratio':>7}{'extra':>10}{'cmds':>9}  on pixel-14")
+    kind_ms, real_ms = plain.stop_ms(), real.stop_ms()
+    for stop, seen in real.stops().items():
+        last = seen[-1]  # the last tour's: what every tour after the first does
+        how = ", ".join(filter(None, [
+            f"refused {'+'.join(last.refusals)}" if last.refusals else "",
+            f"fallback {last.fallback}" if last.fallback else "",
+            "secure screen (no image sent)" if last.blocked else ""])) or "plain"
+        cmds = f"{plain.stops()[stop][-1].commands}/{last.commands}"
+        print(f"    {stop:<24}{kind_ms[stop]:>9.1f}{real_ms[stop]:>10.1f}{real_ms[stop] / kind_ms[stop]:>6.2f}x"
+              f"{real_ms[stop] - kind_ms[stop]:>10.1f}{cmds:>9}  {last.dumps} dumps, {how}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -278,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=15, help="runs per call (median)")
-    parser.add_argument("--tours", type=int, default=3, help="tours of the screens per phone and driver (realism)")
+    parser.add_argument("--tours", type=int, default=7, help="tours of the screens per phone and driver (realism)")
     parser.add_argument("--part", choices=["latency", "realism", "all"], default="all")
     args = parser.parse_args(argv)
     started = time.perf_counter()

@@ -103,7 +103,7 @@ async def no_pause(seconds: float) -> None:
 
 
 def uiautomator_dumps(sim_device: Any) -> int:
-    return sum(command.startswith("uiautomator dump") for command in sim_device.adbd.commands)
+    return sum("uiautomator dump" in command for command in sim_device.adbd.commands)
 
 
 @pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)
@@ -138,8 +138,8 @@ async def test_a_null_root_that_lasts_is_left_to_the_callers_backoff(sim_device:
 async def test_an_animated_screen_goes_straight_to_the_fallback_while_it_stays(sim_device: Any) -> None:
     """After an idle refusal the next observations of the same screen run no ``uiautomator dump``
     (a real phone would wait 10 s for the same answer) and dump through the uiautomator2 server,
-    started once and kept while the prediction holds; a key press ends it, and the server is
-    stopped before the next ``uiautomator dump``."""
+    started once and kept; a key press ends the prediction, and the next ``uiautomator dump``
+    stops the server in its own shell command."""
     driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0, start_timeout=60.0)
     provider = AndroidStateProvider(driver, sleep=no_pause)
     await driver.connect()
@@ -149,16 +149,44 @@ async def test_an_animated_screen_goes_straight_to_the_fallback_while_it_stays(s
         read = await provider.read(observation_id=name)
         assert (read.refusals, read.fallback) == (["idle"], "fallback_dump")
         assert "Big Buck Bunny" in read.ui.formatted_text
-        assert sim_device.adbd.device.u2_running() == (name != "third")  # the last predicted one stops it
+        assert sim_device.adbd.device.u2_running()  # kept until the next uiautomator dump
         await driver.tap(540, 40)  # the status bar: the video plays on
     assert uiautomator_dumps(sim_device) == 1
     assert sum("app_process" in c for c in sim_device.adbd.commands) == 1  # one server start for the three
     fourth = await provider.read(observation_id="fourth")  # the prediction is over: a plain dump again
     assert (fourth.refusals, fourth.fallback, uiautomator_dumps(sim_device)) == (["idle"], "fallback_dump", 2)
+    stopped_first = [c for c in sim_device.adbd.commands if "uiautomator dump" in c][-1]
+    assert stopped_first.startswith("pkill -f com.wetest.uia2.Main")  # in the dump's own command
+    assert sum("app_process" in c for c in sim_device.adbd.commands) == 2  # the video refused again
     await driver.press_key("home")
     fifth = await provider.read(observation_id="fifth")
     assert (fifth.refusals, fifth.fallback, uiautomator_dumps(sim_device)) == ([], None, 3)
     assert not sim_device.adbd.device.u2_running()
+
+
+@pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)
+async def test_the_fallback_servers_jar_is_checked_at_its_first_start_on_a_connection(sim_device: Any) -> None:
+    """uiautomator2 checks its u2.jar on the phone (an MD5 each side) before every start; the driver
+    lets it do so once per connection, and again when a start without it fails (the jar gone)."""
+    driver = AdbDriver(sim_device.serial, client=sim_device.client, timeout=60.0, start_timeout=60.0)
+    provider = AndroidStateProvider(driver, sleep=no_pause)
+    await driver.connect()
+
+    async def watch_the_video() -> None:
+        await driver.start_app(VIDEO)
+        assert (await provider.read(observation_id="video")).fallback == "fallback_dump"
+        await driver.press_key("home")
+        assert (await provider.read(observation_id="home")).fallback is None  # the server stopped
+
+    sim_device.adbd.commands.clear()
+    for _ in range(2):
+        await watch_the_video()
+    checks = [c for c in sim_device.adbd.commands if "md5sum" in c]
+    assert len(checks) == 1 and sum("app_process" in c for c in sim_device.adbd.commands) == 2
+    sim_device.device.shell("rm /data/local/tmp/u2.jar")
+    await watch_the_video()
+    assert len([c for c in sim_device.adbd.commands if "md5sum" in c]) == 2  # checked and pushed again
+    await driver.close()
 
 
 @pytest.mark.parametrize("sim_device", ["pixel-14"], indirect=True)

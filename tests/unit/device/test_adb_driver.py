@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from ufo_mobile.core.device.adb import AdbDriver
-from ufo_mobile.core.device.adb_dump import dump_failure_kind, pin_client
+from ufo_mobile.core.device.adb_dump import STOP_U2, dump_failure_kind, pin_client
 from ufo_mobile.core.device.adb_screen import display_ids, png_from
 from ufo_mobile.core.device.adb_text import ADB_KEYBOARD, U2_KEYBOARD, parse_broadcast
 from ufo_mobile.core.device.base import CurrentApp, KeyboardState
@@ -43,6 +43,7 @@ class ScriptedAdb(AdbDriver):
         self.commands: list[str] = []
         self.files: dict[str, bytes] = {}
         self.screencap = b""
+        self.u2_dumps: list[str] = []  # dumps through uiautomator2 (the fallback), in order
         self._device = SimpleNamespace(sync=SimpleNamespace(read_bytes=lambda path: self.files.pop(path, b"")),
                                        serial="phone")
 
@@ -71,7 +72,11 @@ class ScriptedAdb(AdbDriver):
             raise DeviceDisconnectedError("ping: device offline", serial=self.serial)
 
     def dumps(self) -> list[str]:
-        return [c for c in self.commands if c.startswith("uiautomator dump")]
+        return [c for c in self.commands if "uiautomator dump" in c]
+
+    async def _dump_through_u2(self) -> str:
+        self.u2_dumps.append(DUMP.format(text=f"u2 {len(self.u2_dumps) + 1}"))
+        return self.u2_dumps[-1]
 
 
 def dumping(driver: ScriptedAdb, outputs: list[str], xml: str = DUMP.format(text="x")) -> Callable[[str], str]:
@@ -79,6 +84,7 @@ def dumping(driver: ScriptedAdb, outputs: list[str], xml: str = DUMP.format(text
     "ok": the dump's line, then ``xml`` (what ``cat`` prints of the file the dump wrote)."""
 
     def run(command: str) -> str:
+        command = command.removeprefix(f"{STOP_U2}; ")  # a kept uiautomator2 server stopped first
         path = command.split()[2]
         assert command == f"uiautomator dump {path} && cat {path} 2>/dev/null; rm -f {path}"
         out = outputs.pop(0)
@@ -188,6 +194,13 @@ async def test_current_app_from_focus_then_resumed_activity_else_an_error() -> N
         "com.android.settings", "com.android.settings.Settings")
     driver = ScriptedAdb({"dumpsys window": "  mTopFocusedDisplayId=0\n", "dumpsys activity activities": resumed})
     assert await driver.current_app() == CurrentApp("com.example.notes", ".EditNoteActivity")
+    assert await driver.current_app() == CurrentApp("com.example.notes", ".EditNoteActivity")
+    # this phone's dumpsys window names no app: the next observations ask dumpsys activity alone
+    assert driver.commands == ["dumpsys window", "dumpsys activity activities", "dumpsys activity activities"]
+    driver.answers.update({"dumpsys window": focus, "dumpsys activity activities": ""})  # and when it stops saying
+    assert await driver.current_app() == CurrentApp("com.android.settings", "com.android.settings.Settings")
+    assert await driver.current_app() == CurrentApp("com.android.settings", "com.android.settings.Settings")
+    assert driver.commands[3:] == ["dumpsys activity activities", "dumpsys window", "dumpsys window"]
     with pytest.raises(DeviceCommandError, match="neither dumpsys window nor dumpsys activity"):
         await ScriptedAdb({"dumpsys window": "", "dumpsys activity": ""}).current_app()
 
@@ -376,3 +389,4 @@ def test_the_adb_servers_version_is_asked_once(monkeypatch: pytest.MonkeyPatch) 
     client = AdbServerClient(port=1)
     assert [client.server_version() for _ in range(3)] == [41, 41, 41] and len(asked) == 1
     assert AdbServerClient(port=1).server_version() == 41 and len(asked) == 2  # per client
+

@@ -53,12 +53,15 @@ class AdbDriver(AdbTextMixin, AdbAppsMixin, AdbScreenMixin, AdbDumpMixin):
     # --- gestures and keys -----------------------------------------------------------------
 
     async def tap(self, x: int, y: int) -> None:
+        self.screen_touched()
         await self._shell(f"input tap {int(x)} {int(y)}", what="tap")
 
     async def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        self.screen_touched()
         await self._shell(f"input swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}", what="swipe")
 
     async def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 1000) -> None:
+        self.screen_touched()
         await self._shell(f"input draganddrop {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}",
                           what="drag")
 

@@ -11,6 +11,8 @@ The mixins (``adb_text``, ``adb_apps``, ``adb_screen``, ``adb_dump``) build on t
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
@@ -35,9 +37,15 @@ XIAOMI_HINT = ("the phone refuses injected taps and keys: on Xiaomi (MIUI/HyperO
 
 
 class AdbServerClient(adbutils.AdbClient):  # type: ignore[misc]
-    """adbutils' client, asking the adb server for its version once. adbutils asks before every
-    command it sends to a device named by serial (``host:tport:serial`` needs a server of version 41
-    or newer), which cost every shell command a second connection to the server."""
+    """adbutils' client, asking the adb server for its version once, its sockets sending at once.
+
+    adbutils asks for the version before every command it sends to a device named by serial
+    (``host:tport:serial`` needs a server of version 41 or newer), which cost every shell command a
+    second connection to the server. And its sockets keep Nagle's algorithm on: uiautomator2 sends
+    each JSON-RPC request over one (a forwarded ``tcp:9008``) as two writes, the headers and then
+    the body, and the body waited for the adb server's delayed acknowledgement of the headers (40
+    ms on Linux) on every call. ``http.client`` turns that off on the sockets it opens itself
+    (``TCP_NODELAY``); here every connection to the adb server does the same."""
 
     _version: int | None = None
 
@@ -45,6 +53,12 @@ class AdbServerClient(adbutils.AdbClient):  # type: ignore[misc]
         if self._version is None:
             self._version = int(super().server_version())
         return self._version
+
+    def make_connection(self, timeout: float | None = None) -> adbutils.AdbConnection:
+        connection = super().make_connection(timeout)
+        with contextlib.suppress(OSError):  # not a TCP socket: nothing to turn off
+            connection.conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return connection
 
 
 class AdbBase(DeviceDriver):
@@ -55,7 +69,7 @@ class AdbBase(DeviceDriver):
                  display_id: str | None = None, logger: Any = None, sleep: Sleep = asyncio.sleep) -> None:
         self.serial = serial or "?"
         self._wanted = serial
-        self._client = client or adbutils.AdbClient()
+        self._client = client or AdbServerClient()
         self._timeout = timeout
         self._start_timeout = start_timeout
         self._label_cache_dir = Path(label_cache_dir).expanduser() if label_cache_dir is not None else None
@@ -72,6 +86,8 @@ class AdbBase(DeviceDriver):
         self._imes: list[str] | None = None
         self._sdk: int | None = None
         self._displays: list[str] | None = None
+        self._activities_first = False  # dumpsys window names no app here: ask dumpsys activity first
+        self._u2_jar_checked = False  # uiautomator2's u2.jar is on the phone, whole (adb_dump)
         self._labels: dict[str, tuple[int, str]] = {}
 
     # --- connection ------------------------------------------------------------------------
@@ -137,6 +153,14 @@ class AdbBase(DeviceDriver):
     def client(self) -> adbutils.AdbClient:
         """The adb server client this driver (and the uiautomator2 it starts) talks through."""
         return self._client
+
+    async def dump_ui_tree(self) -> str:
+        """The UI dump and nothing started besides (``adb_dump``); this default is ``get_ui_tree``."""
+        return await self.get_ui_tree()
+
+    def screen_touched(self) -> None:
+        """The driver acted on the screen (a tap, a swipe, text typed): what it read of the screen
+        before is out of date (``adb_dump`` keeps such a read)."""
 
     # --- plumbing --------------------------------------------------------------------------
 

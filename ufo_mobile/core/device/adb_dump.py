@@ -20,21 +20,27 @@ An ``idle`` refusal is predicted: the screen that refused (a video, an animation
 at the next observation, where ``uiautomator dump`` would wait its 10 s again for the same answer.
 So, after one, the next ``IDLE_SKIPS`` calls refuse at once (kind ``idle``, nothing run on the
 phone) and the caller goes straight to the fallback, until the driver starts an app or presses a
-key (``screen_changed``); then ``uiautomator dump`` is asked again. While that prediction holds
-the fallback's uiautomator2 server is kept running between calls (one start for the animated
-screen, not one a call); it is stopped when the prediction ends, before the next ``uiautomator
-dump``, or when the driver closes.
+key (``screen_changed``); then ``uiautomator dump`` is asked again. After an idle refusal, real or
+predicted, the caller's next call is the fallback (``ui/provider.py`` goes there at once), so
+``get_ui_tree`` starts the fallback's dump before it raises: it runs while the caller still waits for
+its screenshot, and ``fallback_ui_tree`` hands it over, or dumps anew when a tap, a swipe, a key or
+typed text has reached the screen since (``screen_touched``). ``dump_ui_tree`` is the dump without
+that, for callers that never ask for the fallback (reading a typed field back, the u2 driver).
 
 ``fallback_ui_tree`` dumps through uiautomator2 (its server waits for idle only briefly): start
-the server with our own adb client (or use the one kept running, above), ``dumpWindowHierarchy``,
-and stop it again so that ``uiautomator dump`` works on the next step, each bounded by the start
-timeout.
+the server with our own adb client, or use the one kept running, and ``dumpWindowHierarchy``, each
+bounded by the start timeout. The server is kept running after the dump (one start for an animated
+screen, not one a call) until the next ``uiautomator dump``, which stops it in its own shell
+command (``pkill``, then the dump: one round trip, so that ``uiautomator dump`` finds the
+accessibility bridge free), or until the driver closes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
+import functools
 import uuid
 from typing import Any
 
@@ -48,6 +54,7 @@ U2_MAIN = "com.wetest.uia2.Main"   # the uiautomator2 server (u2.jar, started by
 U2_APP = "com.github.uiautomator"  # the older server, an instrumentation of uiautomator2's app
 MAX_DEPTH = 50
 IDLE_SKIPS = 2  # calls after an idle refusal that refuse at once (module docstring)
+STOP_U2 = f"pkill -f {U2_MAIN}; am force-stop {U2_APP}"  # a uiautomator2 server of either generation
 _KINDS = (("could not get idle state", "idle"), ("null root node returned", "null_root"),
           ("already registered", "conflict"))
 
@@ -75,13 +82,27 @@ def pin_client(u2_device: Any, client: adbutils.AdbClient) -> None:
     u2_device._wait_for_device = wait_for_device
 
 
-def u2_connect(device: adbutils.AdbDevice, client: adbutils.AdbClient) -> Any:
-    """``uiautomator2.connect`` on our own device object (blocking: starts the server if needed)."""
+def u2_connect(device: adbutils.AdbDevice, client: adbutils.AdbClient, *, jar_checked: bool = False) -> Any:
+    """``uiautomator2.connect`` on our own device object (blocking: starts the server if needed).
+    ``jar_checked``: the server's ``u2.jar`` was found on the phone, whole, by an earlier start over
+    this connection, so its check (an MD5 of 3.7 MB on each side, one more round trip) is skipped."""
     import uiautomator2
 
-    u2_device = uiautomator2.connect(device)
+    u2_device = (_device_with_checked_jar() if jar_checked else uiautomator2.Device)(device)
     pin_client(u2_device, client)
     return u2_device
+
+
+@functools.cache
+def _device_with_checked_jar() -> type:
+    """uiautomator2's ``Device`` that does not check its ``u2.jar`` on the phone before a start."""
+    import uiautomator2
+
+    class CheckedJarDevice(uiautomator2.Device):  # type: ignore[misc]
+        def _setup_jar(self) -> None:
+            """Checked by an earlier start (``u2_connect``)."""
+
+    return CheckedJarDevice
 
 
 def u2_release(u2_device: Any) -> None:
@@ -101,21 +122,38 @@ class AdbDumpMixin(AdbBase):
     """``AdbDriver``'s UI hierarchy: ``uiautomator dump``, and the dump through uiautomator2 when it refuses."""
 
     _idle_skips = 0  # predicted idle refusals left (module docstring)
-    _warm_u2: Any = None  # the fallback's uiautomator2 server, kept while the prediction holds
+    _warm_u2: Any = None  # the fallback's uiautomator2 server, kept until the next uiautomator dump
+    _ahead: asyncio.Future[str] | None = None  # the fallback's dump, started at an idle refusal
+    _ahead_fresh = False  # nothing has acted on the screen since it started
 
     def screen_changed(self) -> None:
         """The driver changed the screen (an app started, a key pressed): predict nothing of it."""
         self._idle_skips = 0
+        self.screen_touched()
+
+    def screen_touched(self) -> None:
+        """The driver acted on the screen: a fallback dump started before is not this screen's."""
+        self._ahead_fresh = False
 
     async def get_ui_tree(self) -> str:
+        """``dump_ui_tree``; after an idle refusal the fallback's dump is started at once (module docstring)."""
+        try:
+            return await self.dump_ui_tree()
+        except DumpUnavailableError as exc:
+            if exc.kind == "idle" and self._ahead is None:
+                self._dump_ahead()
+            raise
+
+    async def dump_ui_tree(self) -> str:
+        """The hierarchy by ``uiautomator dump`` (module docstring); nothing started ahead: for
+        callers that do not go on to ``fallback_ui_tree``."""
+        await self._take_ahead()  # taken and never asked for: its server is stopped below
         if self._idle_skips > 0:
             self._idle_skips -= 1
             raise DumpUnavailableError("uiautomator dump skipped: this screen was never idle at the last dump",
                                        serial=self.serial, kind="idle")
-        if self._warm_u2 is not None:
-            await self._stop_fallback_server()
         try:
-            return await self._dump_once()
+            return await self._first_dump()
         except DumpUnavailableError as exc:
             if exc.kind == "null_root":  # the new window is still on its way (module docstring)
                 return await self._dump_once()
@@ -129,14 +167,27 @@ class AdbDumpMixin(AdbBase):
         await self.stop_u2_server()
         return await self._dump_once()
 
-    async def _dump_once(self) -> str:
+    async def _first_dump(self) -> str:
+        """A call's first ``uiautomator dump``; a kept fallback server is stopped in the same command,
+        and our stream to it closed meanwhile (off the event loop: closing waits for its reader)."""
+        u2_device, self._warm_u2 = self._warm_u2, None
+        if u2_device is None:
+            return await self._dump_once()
+        release = asyncio.ensure_future(self._call(u2_release, u2_device, what="release uiautomator2"))
+        try:
+            return await self._dump_once(stop_u2=True)
+        finally:
+            with contextlib.suppress(DeviceError):
+                await release
+
+    async def _dump_once(self, *, stop_u2: bool = False) -> str:
         """One ``uiautomator dump`` to a fresh path, read back and deleted in the same shell command
-        (one round trip): a stale dump can never be read. The dump's own line (``UI hierchary dumped
-        to: PATH``) comes before the file's text; without it the dump was refused, and the output
-        says why."""
+        (one round trip): a stale dump can never be read. ``stop_u2``: the fallback's server is
+        stopped first, in that same command. The dump's own line (``UI hierchary dumped to: PATH``)
+        comes before the file's text; without it the dump was refused, and the output says why."""
         path = f"/data/local/tmp/ufo-dump-{uuid.uuid4().hex}.xml"
-        out = await self._shell(f"uiautomator dump {path} && cat {path} 2>/dev/null; rm -f {path}",
-                                what="uiautomator dump", check=False)
+        dump = f"uiautomator dump {path} && cat {path} 2>/dev/null; rm -f {path}"
+        out = await self._shell(f"{STOP_U2}; {dump}" if stop_u2 else dump, what="uiautomator dump", check=False)
         marker = f"UI hierchary dumped to: {path}"
         at = out.find(marker)
         if at < 0:
@@ -153,18 +204,41 @@ class AdbDumpMixin(AdbBase):
     async def stop_u2_server(self) -> None:
         """Stop a uiautomator2 server, ours or left over (both generations), so that the
         accessibility bridge is free for ``uiautomator dump``."""
-        await self._shell(f"pkill -f {U2_MAIN}; am force-stop {U2_APP}", what="stop uiautomator2 server",
-                          check=False)
+        await self._shell(STOP_U2, what="stop uiautomator2 server", check=False)
 
     async def fallback_ui_tree(self) -> str:
-        """The hierarchy through uiautomator2 (module docstring); windows top-most first."""
+        """The hierarchy through uiautomator2 (module docstring); windows top-most first: the dump
+        started at the idle refusal when nothing has acted on the screen since, else a new one."""
         self._log.warning("ui_dump_through_u2", serial=self.serial,
                           message="uiautomator dump keeps refusing: dumping through uiautomator2")
+        fresh = self._ahead_fresh
+        ahead = await self._take_ahead(keep=fresh)
+        return ahead if ahead is not None else await self._dump_through_u2()
+
+    def _dump_ahead(self) -> None:
+        """Start the fallback's dump now, while the caller still waits for its screenshot: after an
+        idle refusal the fallback is its next call (``ui/provider.py``)."""
+        self._ahead, self._ahead_fresh = asyncio.ensure_future(self._dump_through_u2()), True
+        # a dump never asked for must not end as an unretrieved error when the driver is dropped
+        self._ahead.add_done_callback(lambda done: done.cancelled() or done.exception())
+
+    async def _take_ahead(self, *, keep: bool = False) -> str | None:
+        """Wait for the dump started ahead, if any: its text with ``keep`` (its errors raised), else
+        None (its errors dropped: the server it started is kept, and stopped as any other)."""
+        ahead, self._ahead = self._ahead, None
+        if ahead is None:
+            return None
+        if keep:
+            return await ahead
+        with contextlib.suppress(DeviceError):
+            await ahead
+        return None
+
+    async def _dump_through_u2(self) -> str:
         listing = None
         try:
             if self._warm_u2 is None:
-                self._warm_u2 = await self._call(u2_connect, self.device, self._client, what="start uiautomator2",
-                                                 limit=self._start_timeout)
+                self._warm_u2 = await self._start_u2()
             # the stacking order is read while the server dumps: one round trip less to wait for
             listing = asyncio.ensure_future(self._window_listing())
             xml = await self._call(_u2_dump, self._warm_u2, what="uiautomator2 dump", limit=self._start_timeout)
@@ -173,12 +247,25 @@ class AdbDumpMixin(AdbBase):
                 listing.cancel()
             await self._stop_fallback_server()
             raise
-        if self._idle_skips <= 0:
-            await self._stop_fallback_server()
         windows = await listing
         if not xml.strip():
             raise DumpUnavailableError("uiautomator2 gave an empty dump", serial=self.serial, kind="other")
         return xml if windows is None or window_count(xml) < 2 else order_roots(xml, windows)
+
+    async def _start_u2(self) -> Any:
+        """Start the fallback's server: its jar checked (and pushed when missing or changed) at the
+        first start over this connection, not at the next ones unless a start fails without it."""
+        if self._u2_jar_checked:
+            try:
+                return await self._call(u2_connect, self.device, self._client, jar_checked=True,
+                                        what="start uiautomator2", limit=self._start_timeout)
+            except DeviceCommandError as exc:  # the jar gone or changed? checked (and pushed) below
+                self._log.warning("u2_start_failed", serial=self.serial, error=str(exc))
+                self._u2_jar_checked = False
+        server = await self._call(u2_connect, self.device, self._client, what="start uiautomator2",
+                                  limit=self._start_timeout)
+        self._u2_jar_checked = True
+        return server
 
     async def _stop_fallback_server(self) -> None:
         """Stop the fallback's uiautomator2 server (and any other: ``stop_u2_server``)."""
@@ -191,6 +278,7 @@ class AdbDumpMixin(AdbBase):
 
     async def close(self) -> None:
         try:
+            await self._take_ahead()
             if self._warm_u2 is not None:
                 await self._stop_fallback_server()
         except DeviceError as exc:  # a phone gone: nothing left to stop

@@ -13,7 +13,10 @@ the app in front.
   ``dumpsys activity activities`` (``topResumedActivity``/``ResumedActivity``/``mResumedActivity``);
   when neither names the app it raises, and the caller uses the dump's package. (adbutils'
   ``app_current`` falls through to ``dumpsys activity top`` and keeps its last task: another app on
-  several Android 13-15 builds, openatx/adbutils #176.)
+  several Android 13-15 builds, openatx/adbutils #176.) A phone whose ``dumpsys window`` names no
+  app (those builds) would cost every observation a round trip for nothing, so once ``dumpsys
+  activity`` has named it, that is asked first (``dumpsys window`` again only when it does not say),
+  until the driver connects again.
 """
 
 from __future__ import annotations
@@ -86,11 +89,21 @@ class AdbScreenMixin(AdbBase):
         return KeyboardState(True, ime_frame(windows))
 
     async def current_app(self) -> CurrentApp:
-        found = focused_app(await self._shell("dumpsys window", what="dumpsys window", check=False))
-        if found is None:
-            found = resumed_activity(await self._shell("dumpsys activity activities", what="dumpsys activity",
-                                                       check=False))
-        if found is None:
-            raise DeviceCommandError("neither dumpsys window nor dumpsys activity names the app in front",
-                                     serial=self.serial)
-        return found
+        """The app in front (module docstring), from the ``dumpsys`` that named it last time first."""
+        sources = [self._focused_app, self._resumed_activity]
+        if self._activities_first:
+            sources.reverse()
+        for source in sources:
+            found = await source()
+            if found is not None:
+                self._activities_first = source == self._resumed_activity
+                return found
+        raise DeviceCommandError("neither dumpsys window nor dumpsys activity names the app in front",
+                                 serial=self.serial)
+
+    async def _focused_app(self) -> CurrentApp | None:
+        return focused_app(await self._shell("dumpsys window", what="dumpsys window", check=False))
+
+    async def _resumed_activity(self) -> CurrentApp | None:
+        return resumed_activity(await self._shell("dumpsys activity activities", what="dumpsys activity",
+                                                  check=False))

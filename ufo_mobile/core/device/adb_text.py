@@ -108,6 +108,7 @@ class AdbTextMixin(AdbBase):
     """``AdbDriver``'s typing: exactly the text given, clearing a field, selecting all."""
 
     async def input_text(self, text: str, clear: bool = False) -> None:
+        self.screen_touched()
         if clear:
             await self.clear_field()
         if not text:
@@ -210,7 +211,7 @@ class AdbTextMixin(AdbBase):
         """The focused field, from a fresh dump (a refused dump is tried again, a few times)."""
         for attempt in range(READ_BACK_ATTEMPTS):
             try:
-                xml = await self.get_ui_tree()
+                xml = await self.dump_ui_tree()
             except DumpUnavailableError as exc:
                 if attempt == READ_BACK_ATTEMPTS - 1:
                     raise DeviceCommandError("input_text: the field could not be read back (the phone refuses "
@@ -256,7 +257,7 @@ class AdbTextMixin(AdbBase):
             return
         count = CLEAR_KEYS
         try:
-            field = focused_field(await self.get_ui_tree())
+            field = focused_field(await self.dump_ui_tree())
         except DumpUnavailableError:
             field = None
         if field is not None:

@@ -222,7 +222,7 @@ class U2Driver(DeviceDriver):
 
     async def get_ui_tree(self) -> str:
         if self._u2 is None:
-            return await self.adb.get_ui_tree()
+            return await self.adb.dump_ui_tree()  # no fallback here: none started ahead
         xml = str(await self._rpc("dump hierarchy", lambda d: d.jsonrpc.dumpWindowHierarchy(False, MAX_DEPTH))
                   or "")
         if not xml.strip():
