@@ -6,17 +6,25 @@ process: when every run made its pictures at the same moment, a 16-phone batch p
 one run's memory (``bench/memory.py``). ``ScreenImages`` (``ui/screen_images.py``) asks here before
 it decodes a screenshot, and says when it has let the pixels go.
 
-There are two kinds of holders, each at most ``limit`` (by default the number of CPUs, at least 2:
-more pictures at once would not be made any faster):
+There are two kinds of holders: at most ``limit`` working (by default the number of CPUs, at least
+2: more pictures at once would not be made any faster) and at most ``kept_limit`` kept (by default
+as many):
 
 - working: a thread decoding, drawing and encoding one screen's pictures (``enter`` ... ``leave``).
   The next one waits until one of them is done. A working holder only computes: it always finishes,
   so the wait always ends; still, a wait longer than ``WAIT_SECONDS`` gives up and goes on without
-  a slot (counted in ``overdrawn``) rather than hold a step up for good.
+  a slot (counted in ``overdrawn``) rather than hold a step up for good. A step cancelled while
+  its thread waits (its step timeout) leaks nothing: the thread still gets its turn, finishes and
+  gives the slot back (``ScreenImages.working`` gives it back in ``finally``).
 - kept: pixels decoded outside the picture-making (the observation phase's black-screen check) and
   kept for the pictures made a moment later (``keep`` ... ``unkeep``). Keeping never waits (a run
-  that keeps pixels may itself be waiting for a thread to make its pictures in): past ``limit``
-  kept screens, ``keep`` says no and the pixels are let go (the pictures decode again).
+  that keeps pixels may itself be waiting for a thread to make its pictures in): past
+  ``kept_limit`` kept screens, ``keep`` says no and the pixels are let go (the pictures decode
+  again). Only screenshots small enough for the black check (``screenshot.BLANK_MAX_BYTES``) are
+  decoded that early: the simulated phone's flat screens, a few real ones. In a 16-phone batch of
+  simulated phones whose steps all start together (``bench/memory.py``), 22-27 of 64 such screens
+  were decoded a second time (about 9 ms of CPU each); keeping 8 spared that at about 50 MB more
+  peak (one run of each).
 """
 
 from __future__ import annotations
@@ -35,12 +43,14 @@ def default_limit() -> int:
 class PixelSlots:
     """The counts of working and kept holders (module docstring). Thread-safe."""
 
-    def __init__(self, limit: int | None = None, *, wait_seconds: float = WAIT_SECONDS) -> None:
+    def __init__(self, limit: int | None = None, *, kept_limit: int | None = None,
+                 wait_seconds: float = WAIT_SECONDS) -> None:
         self.limit = max(1, limit if limit is not None else default_limit())
+        self.kept_limit = max(0, kept_limit if kept_limit is not None else self.limit)
         self.wait_seconds = wait_seconds
         self._condition = threading.Condition()
-        self.working = 0
-        self.kept = 0
+        self.working = 0  # working holders now
+        self.kept = 0  # kept holders now
         self.overdrawn = 0  # working holders that went on without a slot after waiting wait_seconds
         self.most_working = 0  # the most working holders seen at once (the bound, as it was kept)
 
@@ -62,7 +72,7 @@ class PixelSlots:
     def keep(self) -> bool:
         """Whether one more screen may keep its pixels between two pieces of work (never waits)."""
         with self._condition:
-            if self.kept >= self.limit:
+            if self.kept >= self.kept_limit:
                 return False
             self.kept += 1
             return True
