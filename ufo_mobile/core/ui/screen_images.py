@@ -15,12 +15,12 @@ more. The methods are thread-safe (the model phase makes the pictures in a worke
 ``release`` drops the decoded pixels (a phone screen is about 10 MB of them) once the pictures are
 made; a later request decodes again.
 
-How many screens hold full-size pixels at once is bounded process-wide (``ui/pixel_slots.py``):
-each method works inside ``working()``, which waits for a working slot first (nested calls share
-it), and when the outermost call ends with pixels still held (the observation phase's black-screen
-check keeps its decode for the pictures made next) they stay only if a kept slot is free; else they
-are let go there and then. ``release`` gives the kept slot back, and so does a ``ScreenImages``
-dropped without it.
+How many screens hold full-size pixels at once is bounded process-wide (``ui/pixel_slots.py``).
+Each method works inside ``working()`` (nested calls make one block). A decode first takes a
+working slot, waiting while all are taken, and the block gives it back when it ends; pixels still
+held then (the observation phase's black-screen check keeps its decode for the pictures made next)
+stay only if a kept slot is free, else they are let go there and then. ``release`` gives the kept
+slot back, and so does a ``ScreenImages`` dropped without it. Pictures already made take no slot.
 """
 
 from __future__ import annotations
