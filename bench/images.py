@@ -54,7 +54,7 @@ from ufo_mobile.core.ui.screen_images import (  # noqa: E402
     RecordImages,
     ScreenImages,
 )
-from ufo_mobile.core.ui.screenshot import decode, shrink  # noqa: E402
+from ufo_mobile.core.ui.screenshot import decode, png_size, shrink  # noqa: E402
 from ufo_mobile.report.diff import changed_boxes  # noqa: E402
 from ufo_mobile.report.figures import AFTER_SIDE  # noqa: E402
 from ufo_mobile.report.images import Mark, changes_picture, kept_copy, open_rgb, picture  # noqa: E402
@@ -198,7 +198,7 @@ def step_images(png: bytes, controls: list[Control]) -> RecordImages:
     images = ScreenImages(png, controls)
     images.blank()
     with images.working():
-        images.model_image(fit_to_tiles(*Image.open(io.BytesIO(png)).size, 3, 1280))
+        images.model_image(fit_to_tiles(*png_size(png), 3, 1280))  # the size from the header, as the runtime
         record = images.record()
         images.release()
     return record
