@@ -6,6 +6,8 @@ hold a step up for good; pictures already made take no slot."""
 from __future__ import annotations
 
 import gc
+import os
+import sys
 import threading
 
 import pytest
@@ -13,7 +15,7 @@ from PIL import Image, ImageDraw
 
 from ufo_mobile.core.ui import build_ui_state
 from ufo_mobile.core.ui import screen_images as screen_images_module
-from ufo_mobile.core.ui.pixel_slots import PixelSlots
+from ufo_mobile.core.ui.pixel_slots import SLOTS, PixelSlots
 from ufo_mobile.core.ui.png import encode_png
 from ufo_mobile.core.ui.screen_images import ScreenImages
 from ufo_mobile.errors import UIParseError
@@ -107,3 +109,16 @@ def test_pictures_already_made_take_no_slot() -> None:
     finally:
         slots.leave()
     assert slots.overdrawn == 0 and slots.most_working == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or sys.platform != "linux", reason="fork is Linux's here")
+def test_a_forked_child_starts_with_every_slot_free() -> None:
+    SLOTS.enter()  # held by this process when it forks (as a picture-making thread's would be)
+    try:
+        child = os.fork()
+        if child == 0:  # the child: its slots must all be free
+            os._exit(0 if (SLOTS.working, SLOTS.kept) == (0, 0) else 1)
+        _, status = os.waitpid(child, 0)
+    finally:
+        SLOTS.leave()
+    assert os.waitstatus_to_exitcode(status) == 0

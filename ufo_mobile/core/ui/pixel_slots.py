@@ -25,6 +25,9 @@ as many):
   simulated phones whose steps all start together (``bench/memory.py``), 22-27 of 64 such screens
   were decoded a second time (about 9 ms of CPU each); keeping 8 spared that at about 50 MB more
   peak (one run of each).
+
+A child process forked while the parent's threads held slots starts with every slot free
+(``forget_holders``, registered with ``os.register_at_fork``).
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ class PixelSlots:
     def leave(self) -> None:
         """A working holder is done (its pixels are let go, or kept with ``keep``)."""
         with self._condition:
-            self.working -= 1
+            self.working = max(0, self.working - 1)
             self._condition.notify()
 
     def keep(self) -> bool:
@@ -80,7 +83,15 @@ class PixelSlots:
     def unkeep(self) -> None:
         """Kept pixels are let go (or become a working holder's again)."""
         with self._condition:
-            self.kept -= 1
+            self.kept = max(0, self.kept - 1)
+
+    def forget_holders(self) -> None:
+        """Start again from no holders: in a child process just forked, whose only thread is the one
+        that forked, a slot the parent's other threads held would never be given back."""
+        self._condition = threading.Condition()
+        self.working = self.kept = 0
 
 
 SLOTS = PixelSlots()  # the process's bound, shared by every ScreenImages unless one is given its own
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=SLOTS.forget_holders)
