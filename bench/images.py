@@ -11,7 +11,9 @@ on the real screenshots in ``DIR`` (default ``../shared/data/ui_dumps`` next to 
 screen as a second row. Every figure is the median CPU time (``time.process_time``: all threads)
 of ``--repeat`` rounds (default 9; every job runs once a round, so a busy moment of the shared
 machine falls on all of them alike), after a warm-up, summed over the screenshots of its row;
-ratios are against Pillow's decode of the same screenshots, measured in the same run.
+ratios are against Pillow's decode of the same screenshots (open, then convert to RGB: the public
+way), measured in the same run; the runtime's own decode (``ui/screenshot.py``: an RGBA PNG read
+straight into RGB) is a row of its own.
 
 The last lines time a whole step's image work the way the runtime does it (``ScreenImages``: the
 black-screen check, the model's picture, then the record's pictures: the full-size ``annotated.jpg``,
@@ -52,7 +54,7 @@ from ufo_mobile.core.ui.screen_images import (  # noqa: E402
     RecordImages,
     ScreenImages,
 )
-from ufo_mobile.core.ui.screenshot import shrink  # noqa: E402
+from ufo_mobile.core.ui.screenshot import decode, png_size, shrink  # noqa: E402
 from ufo_mobile.report.diff import changed_boxes  # noqa: E402
 from ufo_mobile.report.figures import AFTER_SIDE  # noqa: E402
 from ufo_mobile.report.images import Mark, changes_picture, kept_copy, open_rgb, picture  # noqa: E402
@@ -144,6 +146,7 @@ def jobs(png: bytes, controls: list[Control]) -> dict[str, tuple[Callable[[], An
     thumb = THUMBNAIL_SIDE * image.width // image.height, THUMBNAIL_SIDE
     table: dict[str, tuple[Callable[[], Any], Callable[[], int]]] = {
         "decode  Pillow": (lambda: _pil_decode(png), lambda: 0),
+        "decode  RGBA straight to RGB (ours)": (lambda: decode(png), lambda: 0),
         "resize  Pillow (model's size)": (lambda: shrink(image, model), lambda: 0),
         "resize  Pillow (thumbnail)": (lambda: shrink(image, thumb), lambda: 0),
         "draw    Pillow (boxes + labels)": (lambda: draw_marks(image.copy(), controls, 1.0), lambda: 0),
@@ -194,9 +197,10 @@ def step_images(png: bytes, controls: list[Control]) -> RecordImages:
     ``Observation.make_pictures`` in the model phase)."""
     images = ScreenImages(png, controls)
     images.blank()
-    images.model_image(fit_to_tiles(*Image.open(io.BytesIO(png)).size, 3, 1280))
-    record = images.record()
-    images.release()
+    with images.working():
+        images.model_image(fit_to_tiles(*png_size(png), 3, 1280))  # the size from the header, as the runtime
+        record = images.record()
+        images.release()
     return record
 
 

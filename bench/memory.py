@@ -1,6 +1,6 @@
 """Memory benchmark: a batch's peak resident memory over 8 and 16 simulated phones against one run's.
 
-    python bench/memory.py [--repeat N] [--model-latency S]
+    python bench/memory.py [--repeat N] [--model-latency S] [--first-port P]
 
 Each measure is a fresh process of the command line, and its peak resident set (``ru_maxrss`` of that
 child, from ``os.wait4``) is the figure: ``python -m ufo_mobile run TASK`` for one run, then
@@ -18,7 +18,8 @@ server (the binary in the adbutils wheel, on 127.0.0.1), the same task run on on
 ``run --device SERIAL`` and as a batch over 8 and 16 of them with ``batch --devices SERIAL,...``;
 each phone's Settings are cleared before every command (so the demo is honest), and the figure is
 the run process's peak alone: the runtime's own memory, which ``sim:N`` mixes with the simulated
-phones' drawing (each in-process phone holds a few MB of rendered screens).
+phones' drawing (each in-process phone holds a few MB of rendered screens). ``--first-port P`` puts
+the 16 phones on ports P to P+15 and the adb server on P+16 (default: free ports).
 """
 
 from __future__ import annotations
@@ -53,6 +54,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=3, help="rounds (medians; default 3)")
     parser.add_argument("--model-latency", type=float, default=1.0, metavar="S", help="seconds per scripted reply")
+    parser.add_argument("--first-port", type=int, default=0, metavar="P",
+                        help="the emulated phones on P..P+15, the adb server on P+16 (default: free ports)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
         folder = Path(tmp)
@@ -79,7 +82,7 @@ def main() -> None:
     print_table(peaks, ratios)
     print(f"\nthe same over emulated phones in processes of their own (as real phones are), behind a private adb "
           f"server: the run process's peak alone; medians of {args.repeat} round(s)\n")
-    peaks, ratios = outside_phones(args.repeat, args.model_latency)
+    peaks, ratios = outside_phones(args.repeat, args.model_latency, args.first_port)
     print_table(peaks, ratios)
     print("(goal: a 16-phone batch at most 2x one run)")
 
@@ -90,12 +93,14 @@ def print_table(peaks: dict[str, list[float]], ratios: dict[str, list[float]]) -
         print(f"{name:40} {statistics.median(peaks[name]):8.0f} {statistics.median(ratios[name]):10.2f}x")
 
 
-def outside_phones(repeat: int, latency: float) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+def outside_phones(repeat: int, latency: float,
+                   first_port: int = 0) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """One run and batches over 8 and 16 emulated phones in processes of their own (module docstring)."""
-    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp, PrivateAdbServer() as server:
+    adb_port = first_port + 16 if first_port else None
+    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp, PrivateAdbServer(port=adb_port) as server:
         folder = Path(tmp)
         task = str(write_task(folder, latency))
-        procs, serials = start_phones(16, "pixel-14", folder)
+        procs, serials = start_phones(16, "pixel-14", folder, first_port=first_port)
         try:
             for serial in serials:
                 server.run("connect", serial)

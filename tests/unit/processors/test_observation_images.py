@@ -204,3 +204,44 @@ def test_a_thumbnail_stands_for_its_file_only_while_the_file_is_unchanged(tmp_pa
     path.write_bytes(other.getvalue())  # changed behind the run's back: the file wins
     assert not kept.matches(path)
     assert picture(path, thumbnail=kept) == picture(path)
+
+
+@pytest.mark.parametrize("model", [True, False])
+def test_picture_making_that_fails_gives_its_pixel_slot_back(monkeypatch: pytest.MonkeyPatch, model: bool) -> None:
+    from ufo_mobile.core.device.base import CurrentApp
+    from ufo_mobile.core.processors.context import Observation
+    from ufo_mobile.core.ui import build_ui_state
+    from ufo_mobile.core.ui.pixel_slots import PixelSlots
+    from ufo_mobile.errors import UIParseError
+
+    slots = PixelSlots(1, wait_seconds=0.0)
+    xml = ('<hierarchy rotation="0"><node class="android.widget.Button" package="p" clickable="true" text="OK" '
+           'bounds="[100,300][980,500]"/></hierarchy>')
+    ui = build_ui_state(xml, observation_id="o", screen_size=(1080, 2400))
+
+    def observation(png: bytes) -> Observation:
+        return Observation("o", png, ui, CurrentApp("p"), [], (1080, 2400), model_image_size=(512, 1139),
+                           images=screen_images.ScreenImages(png, ui.elements, slots=slots))
+
+    cut_short = observation(_screenshot()[:200])  # its header, then the pixel data cut short
+    if model:
+        with pytest.raises(UIParseError):
+            cut_short.make_pictures(model=True)
+    else:
+        cut_short.make_pictures(model=False)  # the record's failure is left for the recorder
+    assert (slots.working, slots.kept) == (0, 0)
+
+    def failing(*args: object) -> None:
+        raise RuntimeError("drawing failed")
+
+    monkeypatch.setattr(screen_images, "draw_marks", failing)
+    drawn = observation(_screenshot())
+    if model:
+        with pytest.raises(RuntimeError):
+            drawn.make_pictures(model=True)
+    else:
+        drawn.make_pictures(model=False)
+    assert (slots.working, slots.kept) == (0, 0) and drawn.images is not None and not drawn.images.holds_pixels
+    monkeypatch.undo()
+    observation(_screenshot()).make_pictures(model=True)  # the next screen finds the slot free
+    assert slots.overdrawn == 0 and slots.most_working == 1

@@ -3,7 +3,8 @@
 The model's picture of the screen is decided and made in one place, the ``Observation``:
 ``fit_model_picture`` sizes it (phase 1 calls it), ``make_pictures`` makes it and the run record's
 pictures (``annotated.jpg``, the report's small copies) in one go and lets the full-size pixels go
-(the model phase calls it, in a worker thread, before the model is asked)."""
+(the model phase calls it, in a worker thread, before the model is asked), holding at most one of
+the process's slots for full-size pixels while it does (``ui/pixel_slots.py``)."""
 
 from __future__ import annotations
 
@@ -107,15 +108,18 @@ class Observation:
         which tries again and writes why."""
         if self.images is None:
             return
-        try:
-            if model:
-                self.model_picture()
+        # one working block: the screen's pixels are decoded (when they must be) once, under the
+        # process's bound on screens holding full-size pixels (ui/pixel_slots.py), and let go at its end
+        with self.images.working():
             try:
-                self.record_pictures()
-            except Exception:  # noqa: BLE001, S110 - the record never fails the step here
-                pass
-        finally:
-            self.images.release()
+                if model:
+                    self.model_picture()
+                try:
+                    self.record_pictures()
+                except Exception:  # noqa: BLE001, S110 - the record never fails the step here
+                    pass
+            finally:
+                self.images.release()
 
     @property
     def model_image(self) -> bytes | None:

@@ -12,21 +12,31 @@ resampling the full-size image costs. PNGs are written with ``ui.png.encode_png`
 
 Each picture is made on first use and kept, so a screen observed again unchanged costs nothing
 more. The methods are thread-safe (the model phase makes the pictures in a worker thread).
-``release`` drops the decoded pixels (a phone screen is about 8 MB of them) once the pictures are
+``release`` drops the decoded pixels (a phone screen is about 10 MB of them) once the pictures are
 made; a later request decodes again.
+
+How many screens hold full-size pixels at once is bounded process-wide (``ui/pixel_slots.py``).
+Each method works inside ``working()`` (nested calls make one block). A decode first takes a
+working slot, waiting while all are taken, and the block gives it back when it ends; pixels still
+held then (the observation phase's black-screen check keeps its decode for the pictures made next)
+stay only if a kept slot is free, else they are let go there and then. ``release`` gives the kept
+slot back, and so does a ``ScreenImages`` dropped without it. Pictures already made take no slot.
 """
 
 from __future__ import annotations
 
 import io
 import threading
-from collections.abc import Sequence
+import weakref
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from PIL import Image
 
 from ufo_mobile.core.ui.annotate import draw_marks
 from ufo_mobile.core.ui.controls import Control
+from ufo_mobile.core.ui.pixel_slots import SLOTS, PixelSlots
 from ufo_mobile.core.ui.png import encode_png
 from ufo_mobile.core.ui.screenshot import BLANK_MAX_BYTES, decode, is_blank_image, png_size, shrink
 
@@ -73,11 +83,16 @@ class ScreenImages:
     Args:
         png: the screenshot as the phone sent it.
         controls: the controls to mark, their bounds in the screenshot's pixels.
+        slots: the bound on screens holding full-size pixels (default: the process's, ``SLOTS``).
     """
 
-    def __init__(self, png: bytes, controls: Sequence[Control]) -> None:
+    def __init__(self, png: bytes, controls: Sequence[Control], *, slots: PixelSlots | None = None) -> None:
         self.png = png
         self.controls = list(controls)
+        self._slots = slots if slots is not None else SLOTS
+        self._depth = 0  # nested working() calls under way
+        self._working = False  # a working slot is held (taken by a decode, given back by working())
+        self._kept: weakref.finalize[[], ScreenImages] | None = None  # set while a kept slot is held
         self._lock = threading.RLock()
         self._decoded: Image.Image | None = None
         self._marked: Image.Image | None = None
@@ -91,8 +106,11 @@ class ScreenImages:
 
     def decoded(self) -> Image.Image:
         """The screenshot's pixels (RGB). Raises ``UIParseError`` when it is not a readable image."""
-        with self._lock:
+        with self.working():
             if self._decoded is None:
+                if not self._working and self._kept is None:
+                    self._slots.enter()
+                    self._working = True
                 self._decoded = decode(self.png)
             return self._decoded
 
@@ -100,7 +118,7 @@ class ScreenImages:
         """The screenshot with a numbered box per control, at full size (do not draw on it). The
         marks are drawn on the decoded pixels themselves (a full-size copy costs more than the
         drawing): ask for anything that needs the unmarked pixels first, or they are decoded again."""
-        with self._lock:
+        with self.working():
             if self._marked is None:
                 image = self.decoded()
                 if self._clean is None and self._clean_small is None:
@@ -112,7 +130,7 @@ class ScreenImages:
 
     def blank(self) -> bool:
         """Whether the screenshot is black: what Android hands out for a secure (FLAG_SECURE) screen."""
-        with self._lock:
+        with self.working():
             if self._blank is None:
                 # a black screen compresses to a few kB; a real one never gets under this size
                 self._blank = len(self.png) <= BLANK_MAX_BYTES and is_blank_image(self.decoded())
@@ -121,7 +139,7 @@ class ScreenImages:
     def model_image(self, size: tuple[int, int], *, marks: bool = True, clean: bool = False) -> ModelImage:
         """The picture for the model at ``size`` (never larger than the screenshot)."""
         key = (size, marks, clean)
-        with self._lock:
+        with self.working():
             found = self._models.get(key)
             if found is None:
                 width = png_size(self.png)[0]
@@ -147,7 +165,7 @@ class ScreenImages:
 
     def annotated_jpeg(self) -> bytes:
         """``annotated.jpg``: the full-size set-of-mark screenshot as JPEG bytes."""
-        with self._lock:
+        with self.working():
             if self._annotated is None:
                 self._annotated = jpeg(self.marked(), ANNOTATED_QUALITY)
             return self._annotated
@@ -155,7 +173,7 @@ class ScreenImages:
     def thumbnail_jpeg(self, longest_side: int = THUMBNAIL_SIDE) -> bytes:
         """The full-size marked picture shrunk so that its longest side is at most ``longest_side``,
         as JPEG bytes: what the report shows (it makes the same from ``annotated.jpg`` without it)."""
-        with self._lock:
+        with self.working():
             found = self._thumbnails.get(longest_side)
             if found is None:
                 width, height = png_size(self.png)
@@ -168,7 +186,7 @@ class ScreenImages:
         """The screenshot without marks, reduced by an integer factor to at least ``CLEAN_SIDE`` on
         its longest side, as JPEG bytes. Kept from before the marks are drawn: made after them, it
         decodes the screenshot again."""
-        with self._lock:
+        with self.working():
             if self._clean is None:
                 small = self._clean_small if self._clean_small is not None else _reduced(self.decoded())
                 self._clean = jpeg(small, SMALL_QUALITY)
@@ -177,7 +195,7 @@ class ScreenImages:
 
     def record(self, *, annotated: bool = True) -> RecordImages:
         """The pictures the run's record keeps (``RecordImages``); the marked ones when ``annotated``."""
-        with self._lock:
+        with self.working():
             clean = self.clean_jpeg()  # first: the marks are drawn on the decoded pixels
             full = self.annotated_jpeg() if annotated else None
             return RecordImages(full, self.thumbnail_jpeg() if annotated else None, clean, png_size(self.png))
@@ -186,6 +204,25 @@ class ScreenImages:
     def holds_pixels(self) -> bool:
         """Whether full-size pixels (decoded or marked) are held: none after ``release``."""
         return self._decoded is not None or self._marked is not None
+
+    @contextmanager
+    def working(self) -> Iterator[None]:
+        """Hold this screen (its lock) for the block; calls nest. A decode inside takes a working
+        slot first, held to the end of the outermost block; pixels still held then are kept if a
+        kept slot is free, else let go (module docstring). Pictures already made take no slot."""
+        with self._lock:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and self._working:
+                    self._working = False
+                    try:
+                        if self._decoded is not None or self._marked is not None or self._half is not None:
+                            self._keep_or_drop()
+                    finally:
+                        self._slots.leave()
 
     def _shrunk(self, size: tuple[int, int]) -> Image.Image:
         """``shrink(self.marked(), size)``, starting from the halved picture the model's and the
@@ -201,6 +238,19 @@ class ScreenImages:
         """Drop the full-size pixels; the pictures made so far stay."""
         with self._lock:
             self._decoded = self._marked = self._half = None
+            self._unkeep()
+
+    def _keep_or_drop(self) -> None:
+        if self._kept is None and self._slots.keep():
+            # a ScreenImages dropped without release() gives its kept slot back all the same
+            self._kept = weakref.finalize(self, self._slots.unkeep)
+        elif self._kept is None:
+            self._decoded = self._marked = self._half = None
+
+    def _unkeep(self) -> None:
+        if self._kept is not None:
+            self._kept()  # runs slots.unkeep once; the finalizer is spent
+            self._kept = None
 
 
 def _reduced(image: Image.Image) -> Image.Image:
