@@ -58,8 +58,8 @@ GIVE_UP = "call complete(False, ...)"  # how CodeAct's code ends a task that can
 FREE_CALLS = frozenset({"remember"})  # calls that are not steps (screen() and ask_user() never reach results)
 FULL_TURNS = 3  # the latest turns shown with their code; older ones in one line each
 EXTRA_FUNCTIONS = (
-    "- screen(): The current screen, read again, as the numbered list. After it, control numbers in your "
-    "calls are this list's. Not a step.\n"
+    "- screen(): The current screen, read again: the numbered list as text, in the form shown below. After it, "
+    "control numbers in your calls are this list's. Not a step.\n"
     "- ask_user(question: str): Ask the user (a detail only they know); the code stops here and their "
     "answer is in your next turn.")
 
