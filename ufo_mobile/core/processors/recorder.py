@@ -7,10 +7,18 @@ the recorder makes them itself only for a step that never got that far, then dro
 When a file cannot be written (a full disk), the step ends in FAIL with that reason, the files
 that could not be written are left out (never half-written), and the step's line is still
 appended to ``steps.jsonl`` from the writer's reserve.
+
+The files are written by a worker thread while the step waits: each is a create and a rename, and
+``steps.jsonl`` is synced, so on a busy disk a step's writes can take tens of milliseconds, and on
+the event loop they would hold up every other run of the process (a batch's phones) meanwhile. A
+step cancelled while it is being recorded is still recorded whole before the cancellation goes on.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from ufo_mobile.core.processors.context import Observation, StepContext
@@ -20,6 +28,16 @@ from ufo_mobile.core.ui.screen_images import RecordImages, ScreenImages
 from ufo_mobile.errors import RunWriteError
 
 REASK_SEPARATOR = "\n\n----- re-ask -----\n\n"
+RECORD_THREADS = 4  # steps of different runs recorded at once (each run records one step at a time)
+_threads: ThreadPoolExecutor | None = None
+
+
+def _recording_threads() -> ThreadPoolExecutor:
+    """The process's threads that write step records (made on first use)."""
+    global _threads
+    if _threads is None:
+        _threads = ThreadPoolExecutor(RECORD_THREADS, thread_name_prefix="ufo-record")
+    return _threads
 
 
 def outcome_of(ctx: StepContext) -> dict[str, Any]:
@@ -37,8 +55,17 @@ class StepRecorder:
         self.annotate = annotate
 
     async def __call__(self, ctx: StepContext) -> None:
-        # Synchronous on purpose: the files are small, and a cancelled step must still be written.
-        self.record(ctx)
+        """Record the step in a worker thread; when this is cancelled, the recording is finished
+        first (waited for, or done here if it had not begun), then the cancellation goes on."""
+        job: Future[None] = _recording_threads().submit(contextvars.copy_context().run, self.record, ctx)
+        try:
+            await asyncio.wrap_future(job)
+        except asyncio.CancelledError:
+            if job.cancelled():  # still queued when the wait was cancelled: it never ran
+                self.record(ctx)
+            else:
+                job.result()  # a step that started must be on disk before the run goes on
+            raise
 
     def record(self, ctx: StepContext) -> None:
         if ctx.status == MobileAgentStatus.CONFIRM and ctx.failed_phase is None:
