@@ -16,9 +16,9 @@ import pytest
 from tests.fakes import SCREEN_XML
 from ufo_mobile.core.device.base import CurrentApp
 from ufo_mobile.core.memory.state import SharedState
-from ufo_mobile.core.processors import recorder
 from ufo_mobile.core.processors.context import Observation, StepContext
 from ufo_mobile.core.processors.recorder import StepRecorder
+from ufo_mobile.core.trace import off_loop
 from ufo_mobile.core.trace.writer import RunWriter
 from ufo_mobile.core.ui import build_ui_state
 
@@ -85,7 +85,7 @@ async def test_a_step_cancelled_before_its_recording_began_is_recorded_at_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     busy, free = threading.Event(), threading.Event()
     one = ThreadPoolExecutor(1)
-    monkeypatch.setattr(recorder, "_threads", one)
+    monkeypatch.setattr(off_loop, "_threads", one)
     one.submit(lambda: (busy.set(), free.wait(HANG_GUARD)))  # the only thread is taken
     assert await asyncio.to_thread(busy.wait, HANG_GUARD)
     writer = Watched(tmp_path / "run")

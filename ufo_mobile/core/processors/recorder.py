@@ -8,36 +8,24 @@ When a file cannot be written (a full disk), the step ends in FAIL with that rea
 that could not be written are left out (never half-written), and the step's line is still
 appended to ``steps.jsonl`` from the writer's reserve.
 
-The files are written by a worker thread while the step waits: each is a create and a rename, and
-``steps.jsonl`` is synced, so on a busy disk a step's writes can take tens of milliseconds, and on
-the event loop they would hold up every other run of the process (a batch's phones) meanwhile. A
-step cancelled while it is being recorded is still recorded whole before the cancellation goes on.
+The files are written by a writing thread while the step waits (``ufo_mobile/core/trace/off_loop.py``):
+on a busy disk a step's writes can take tens of milliseconds, and on the event loop they would hold
+up every other run of the process (a batch's phones). A step cancelled while it is being recorded
+is still recorded whole before the cancellation goes on.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextvars
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from ufo_mobile.core.processors.context import Observation, StepContext
 from ufo_mobile.core.status import MobileAgentStatus
+from ufo_mobile.core.trace.off_loop import written
 from ufo_mobile.core.trace.writer import RunWriter
 from ufo_mobile.core.ui.screen_images import RecordImages, ScreenImages
 from ufo_mobile.errors import RunWriteError
 
 REASK_SEPARATOR = "\n\n----- re-ask -----\n\n"
-RECORD_THREADS = 4  # steps of different runs recorded at once (each run records one step at a time)
-_threads: ThreadPoolExecutor | None = None
-
-
-def _recording_threads() -> ThreadPoolExecutor:
-    """The process's threads that write step records (made on first use)."""
-    global _threads
-    if _threads is None:
-        _threads = ThreadPoolExecutor(RECORD_THREADS, thread_name_prefix="ufo-record")
-    return _threads
 
 
 def outcome_of(ctx: StepContext) -> dict[str, Any]:
@@ -55,17 +43,9 @@ class StepRecorder:
         self.annotate = annotate
 
     async def __call__(self, ctx: StepContext) -> None:
-        """Record the step in a worker thread; when this is cancelled, the recording is finished
-        first (waited for, or done here if it had not begun), then the cancellation goes on."""
-        job: Future[None] = _recording_threads().submit(contextvars.copy_context().run, self.record, ctx)
-        try:
-            await asyncio.wrap_future(job)
-        except asyncio.CancelledError:
-            if job.cancelled():  # still queued when the wait was cancelled: it never ran
-                self.record(ctx)
-            else:
-                job.result()  # a step that started must be on disk before the run goes on
-            raise
+        """Record the step in a writing thread (``trace/off_loop.py``); a cancelled step is still
+        recorded whole before the cancellation goes on."""
+        await written(self.record, ctx)
 
     def record(self, ctx: StepContext) -> None:
         if ctx.status == MobileAgentStatus.CONFIRM and ctx.failed_phase is None:
