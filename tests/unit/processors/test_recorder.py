@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -99,3 +101,25 @@ async def test_a_step_cancelled_before_its_recording_began_is_recorded_at_once(
     writer.close()
     assert writer.threads == {threading.get_ident()}  # done here, on the loop, once
     assert len(written(tmp_path / "run")) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+async def test_a_forked_child_records_with_threads_of_its_own(tmp_path: Path) -> None:
+    await off_loop.written(lambda: None)  # the parent's writing threads exist
+    pid = os.fork()
+    if pid == 0:  # the child: a step recorded there must not wait on threads that did not come along
+        code = 1
+        try:
+            writer = RunWriter(tmp_path / "child")
+            asyncio.run(StepRecorder(writer)(step()))
+            writer.close()
+            code = 0
+        finally:
+            os._exit(code)
+    try:
+        _, status = await asyncio.wait_for(asyncio.to_thread(os.waitpid, pid, 0), HANG_GUARD)
+    except TimeoutError:
+        os.kill(pid, signal.SIGKILL)
+        pytest.fail("the child's step was never recorded: it waited on its parent's threads")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert len(written(tmp_path / "child")) == 1

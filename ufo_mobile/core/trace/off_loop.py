@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import os
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
@@ -29,6 +30,16 @@ def _writing_threads() -> ThreadPoolExecutor:
     if _threads is None:
         _threads = ThreadPoolExecutor(WRITING_THREADS, thread_name_prefix="ufo-write")
     return _threads
+
+
+def _forget_threads() -> None:
+    """In a forked child: the parent's threads are not there, so make new ones when needed."""
+    global _threads
+    _threads = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_threads)
 
 
 async def written(fn: Callable[..., T], *args: object) -> T:
