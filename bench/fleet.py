@@ -20,8 +20,12 @@ phone (steps/s over the 1-phone steps/s), and the CPU time per step of each proc
 this run process (every thread: the agent loop, drawing the annotated screenshots, writing the run
 directories, the adb client), the phones (all 16 processes, from ``/proc``) and the adb server (the
 real adb binary, from ``/proc``), and their sum as a share of the host's cores. The time spent
-waiting on the model is not CPU time. Last come the issue's goals (1 -> 8 phones at least 7x,
-1 -> 16 at least 14x) as ratios from this run.
+waiting on the model is not CPU time. Two latencies say where a step's time goes as phones are
+added: the median wall time of a step's observation (the ``data_collection`` phase, from the runs'
+``steps.jsonl``), and how late the event loop that drives every run answers (the 95th percentile
+of a 10 ms timer's lateness: work done on the loop, or the loop waiting for Python's lock, holds
+up every run at once). Last come the issue's goals (1 -> 8 phones at least 7x, 1 -> 16 at least
+14x) as ratios from this run.
 """
 
 from __future__ import annotations
@@ -34,8 +38,10 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 import structlog
 
@@ -50,11 +56,13 @@ from bench._phones import (  # noqa: E402
     write_task,
 )
 from tests.adb_server import PrivateAdbServer  # noqa: E402
+from ufo_mobile.core.trace.runs import read_steps  # noqa: E402
 from ufo_mobile.fleet.batch import BatchOptions, BatchRun, prepare  # noqa: E402
 from ufo_mobile.fleet.progress import Board, QuietView  # noqa: E402
 
 SIZES = (1, 2, 4, 8, 16)
 GOALS = {8: 7.0, 16: 14.0}  # the issue's: scaling from one phone to 8 and to 16
+T = TypeVar("T")
 
 
 @dataclass
@@ -67,6 +75,8 @@ class Round:
     finish: int = 0  # tasks whose run ended FINISH
     wall: float = 0.0
     cpu: dict[str, float] = field(default_factory=lambda: {"run": 0.0, "phones": 0.0, "adb": 0.0})
+    observe: list[float] = field(default_factory=list)  # each step's data_collection wall time, s
+    late: list[float] = field(default_factory=list)  # the event loop's lateness on a 10 ms timer, s
 
     @property
     def rate(self) -> float:
@@ -105,7 +115,7 @@ def one_batch(host: Host, size: int, per_phone: int, into: Round) -> None:
     prepared = prepare(options)  # adb connect and the checks: not part of the measure
     run = BatchRun(prepared, QuietView(Board(prepared.tasks), sys.stderr))
     before, wall = host.cpu(), time.perf_counter()
-    found = asyncio.run(run.execute())
+    found = asyncio.run(timed_loop(run.execute(), into.late))
     wall, after = time.perf_counter() - wall, host.cpu()
     last = [r.attempts[-1].outcome for r in found if r.attempts]
     into.tasks += len(found)
@@ -114,14 +124,39 @@ def one_batch(host: Host, size: int, per_phone: int, into: Round) -> None:
     into.wall += wall
     for who in into.cpu:
         into.cpu[who] += after[who] - before[who]
+    for outcome in (a.outcome for r in found for a in r.attempts):
+        if outcome.run_dir:
+            into.observe += [float(s["timings"].get("data_collection", 0.0)) for s in read_steps(Path(outcome.run_dir))]
+
+
+async def timed_loop(work: Coroutine[Any, Any, T], late: list[float], tick: float = 0.01) -> T:
+    """``work``'s result; meanwhile how late a ``tick``-second timer fires each time, into ``late``."""
+    done = False
+
+    async def ticker() -> None:
+        while not done:
+            asked = time.perf_counter()
+            await asyncio.sleep(tick)
+            late.append(max(0.0, time.perf_counter() - asked - tick))
+
+    watch = asyncio.ensure_future(ticker())
+    try:
+        return await work
+    finally:
+        done = True
+        await watch
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20)[18] if len(values) > 1 else (values[0] if values else 0.0)
 
 
 def report(rounds: dict[int, list[Round]], latency: float, profile: str) -> None:
     print(f"\nbatch throughput, local engine, emulated phones ({profile} profile) over a private adb server, "
           f"scripted model waiting {latency:g} s per reply; medians of {len(rounds[min(rounds)])} round(s)\n")
-    print(f"{'':47}{'CPU ms per step':-^34}  {'CPU busy':-^17}")
+    print(f"{'':47}{'CPU ms per step':-^34}  {'CPU busy':-^17}  {'latency ms':-^16}")
     print(f"{'phones':>6}  {'tasks':>5}  {'FINISH':>7}  {'wall s':>6}  {'steps/s':>7}  {'scaling':>7}  "
-          f"{'run':>6}  {'phones':>6}  {'adb':>6}  {'all':>6}  {'run':>7}  {'host':>7}")
+          f"{'run':>6}  {'phones':>6}  {'adb':>6}  {'all':>6}  {'run':>7}  {'host':>7}  {'observe':>7}  {'loop':>6}")
     sizes = sorted(rounds)
     base = statistics.median(r.rate for r in rounds[sizes[0]])
     cores = os.cpu_count() or 1
@@ -134,10 +169,14 @@ def report(rounds: dict[int, list[Round]], latency: float, profile: str) -> None
         print(f"{size:>6}  {rs[0].tasks:>5}  {min(r.finish for r in rs):>3}/{rs[0].tasks:<3}  "
               f"{statistics.median(r.wall for r in rs):>6.1f}  {rate:>7.2f}  {rate / base:>6.2f}x  "
               f"{each['run']:>6.1f}  {each['phones']:>6.1f}  {each['adb']:>6.1f}  {sum(each.values()):>6.1f}  "
-              f"{100 * run_load:>6.0f}%  {100 * load:>6.0f}%")
+              f"{100 * run_load:>6.0f}%  {100 * load:>6.0f}%  "
+              f"{1000 * statistics.median(v for r in rs for v in r.observe or [0.0]):>7.0f}  "
+              f"{1000 * statistics.median(p95(r.late) for r in rs):>6.0f}")
     print(f"\nFINISH: the fewest of the rounds. CPU busy: the run process's CPU time over the wall time (its "
           f"Python code runs one\nthread at a time: near 100% it is the limit), and all three kinds of "
-          f"process together over the wall time of {cores} core(s).")
+          f"process together over the wall time of {cores} core(s).\nLatency: a step's observation "
+          f"(median), and the event loop's lateness on a 10 ms timer (95th percentile: while the loop is "
+          f"late,\nevery run of the batch waits).")
     for size, goal in GOALS.items():
         if size in rounds and size != sizes[0]:
             scaling = statistics.median(r.rate for r in rounds[size]) / base

@@ -1,4 +1,5 @@
-"""The local engine: every run a ``Session`` in this process, all on one asyncio loop."""
+"""The local engine: every run a ``Session`` in this process, all on one asyncio loop; each task
+file's settings are loaded once for the batch (``runner.TaskSettings``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from ufo_mobile.core.session import RunGroup
 from ufo_mobile.fleet.devices import Phone, probe
 from ufo_mobile.fleet.jobs import Job, Outcome
 from ufo_mobile.fleet.memory import bound_malloc
-from ufo_mobile.fleet.runner import run_job
+from ufo_mobile.fleet.runner import TaskSettings, run_job
 from ufo_mobile.fleet.scheduler import EventSink
 
 
@@ -21,13 +22,15 @@ class LocalEngine:
         self.log_dir = log_dir
         self.probe_timeout = probe_timeout
         self._runs = RunGroup()
+        self._settings = TaskSettings()
         bound_malloc()  # many runs in this process: two malloc arenas at most (memory.py)
 
     async def run(self, job: Job, phone: Phone, on_event: EventSink) -> Outcome:
         """Run ``job`` on ``phone`` in this process; how it ended."""
         control = self._runs.join()
         try:
-            return await run_job(job, phone, self.log_dir, on_event=on_event, control=control)
+            return await run_job(job, phone, self.log_dir, on_event=on_event, control=control,
+                                 loaded=self._settings)
         finally:
             self._runs.leave(control)
 

@@ -5,10 +5,15 @@ log directory laid over it; the run is an ordinary ``Session``: its run director
 steps and ``report.html`` are exactly a ``run``'s. The ``Outcome`` says how it ended and whether
 the phone was to blame: the run failed because the device went away or stopped answering
 (``device_error="gone"``) or a device command failed (``"command"``).
+
+``TaskSettings`` keeps each task file's loaded settings for the batch (the local engine's runs
+share them): a task run many times is read, merged and checked once, not once per run.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import socket
 import time
 from collections.abc import Callable
@@ -33,15 +38,59 @@ CONNECT_FAILED = "cannot connect to the device"
 ACTION_LIMIT = 120
 
 
-def settings_for(task: Task, phone: Phone, log_dir: Path, driver: str | None = None) -> Settings:
-    """The task's settings for a run on ``phone`` writing under ``log_dir``.
+def task_settings(task: Task) -> Settings:
+    """The task file's settings, loaded as ``run`` loads them (before a phone is laid over them).
 
     Raises:
         ConfigError: the task file does not load (as ``run`` would say).
     """
-    config = Path(task.config) if task.config else None
-    base = load_settings(Path(task.file), config_path=config, overrides=task.overrides)
+    return load_settings(Path(task.file), config_path=Path(task.config) if task.config else None,
+                         overrides=task.overrides)
+
+
+def settings_for(task: Task, phone: Phone, log_dir: Path, driver: str | None = None, *,
+                 loaded: TaskSettings | None = None) -> Settings:
+    """The task's settings for a run on ``phone`` writing under ``log_dir`` (from ``loaded``, when
+    given: the batch's settings already read).
+
+    Raises:
+        ConfigError: the task file does not load (as ``run`` would say).
+    """
+    base = loaded.get(task) if loaded is not None else task_settings(task)
     return builder.placed(base, phone.device_overrides(base.device.kind, driver), log_dir)
+
+
+class TaskSettings:
+    """Each task file's settings, loaded once and kept (settings are frozen: runs share them). A
+    task file or defaults file (``--config``) that changed since (its size or modification time) is
+    loaded again; a file that does not load is not kept, so every run of it says why."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[str, str | None, str], tuple[tuple[int, ...], Settings]] = {}
+
+    def get(self, task: Task) -> Settings:
+        """``task``'s settings.
+
+        Raises:
+            ConfigError: the task file does not load.
+        """
+        key = (task.file, task.config, json.dumps(task.overrides, sort_keys=True, default=str))
+        stamp = _stamp(task.file) + (_stamp(task.config) if task.config else ())
+        kept = self._kept.get(key)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        settings = task_settings(task)
+        self._kept[key] = (stamp, settings)
+        return settings
+
+
+def _stamp(path: str) -> tuple[int, ...]:
+    """A file's size and modification time (nanoseconds); none for a file that cannot be read."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return (-1, -1)
+    return (info.st_size, info.st_mtime_ns)
 
 
 def device_error(result: RunResult, steps: list[dict[str, Any]]) -> str | None:
@@ -82,15 +131,17 @@ def _outcome(job: Job, phone: Phone, result: RunResult, started: float) -> Outco
 
 
 async def run_job(job: Job, phone: Phone, log_dir: Path, *, on_event: EventSink | None = None,
-                  control: RunControl | None = None, handle_signals: bool = False) -> Outcome:
-    """Run ``job`` on ``phone``, its run directory under ``log_dir``; never raises for the run's own
-    failures (they are the outcome), only for cancellation."""
+                  control: RunControl | None = None, handle_signals: bool = False,
+                  loaded: TaskSettings | None = None) -> Outcome:
+    """Run ``job`` on ``phone``, its run directory under ``log_dir`` (its settings from ``loaded``,
+    when given); never raises for the run's own failures (they are the outcome), only for
+    cancellation."""
     emit = on_event or (lambda event: None)
     started = time.monotonic()
     failed = Outcome(job.task.index, job.attempt, phone.name, job.run_id, ERROR, node=socket.gethostname())
     emit(Event("start", job.task.index, job.attempt, phone.name))
     try:
-        settings = settings_for(job.task, phone, log_dir, job.driver)
+        settings = settings_for(job.task, phone, log_dir, job.driver, loaded=loaded)
         session = Session(settings, run_id=job.run_id, handle_signals=handle_signals)
     except ConfigError as exc:
         failed.reason = f"the task does not load here: {exc}"

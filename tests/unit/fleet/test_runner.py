@@ -10,9 +10,13 @@ from pathlib import Path
 import pytest
 
 from ufo_mobile.core.session import RunResult
+from ufo_mobile.errors import ConfigError
+from ufo_mobile.fleet import runner
 from ufo_mobile.fleet.devices import Phone
 from ufo_mobile.fleet.jobs import Event, Job, Task, run_id_for
-from ufo_mobile.fleet.runner import RunControl, device_error, run_job, settings_for
+from ufo_mobile.fleet.local import LocalEngine
+from ufo_mobile.fleet.runner import RunControl, TaskSettings, device_error, run_job, settings_for
+from ufo_mobile.settings import load_settings
 from ufo_mobile.shipped import CONFIG_DIR
 
 DEMO = CONFIG_DIR / "tasks" / "demo.yaml"
@@ -79,3 +83,35 @@ def test_a_task_file_that_no_longer_loads_is_an_error_outcome(tmp_path: Path) ->
     outcome = asyncio.run(run_job(Job(task, 1, "t01-gone-a1"), Phone("sim", "sim-1"), tmp_path))
     assert outcome.status == "ERROR" and outcome.reason.startswith("the task does not load here: ")
     assert outcome.device_error is None
+
+
+def test_the_local_engine_loads_a_task_file_once_for_all_its_runs(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    loads: list[Path] = []
+
+    def counted(path: Path, **kwargs: object) -> object:
+        loads.append(path)
+        return load_settings(path, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "load_settings", counted)
+    engine = LocalEngine(tmp_path)
+    first, second = demo_job(), demo_job(attempt=2)
+    ended = [asyncio.run(engine.run(job, Phone("sim", f"sim-{n}"), lambda event: None))
+             for n, job in enumerate((first, second), start=1)]
+    assert [o.status for o in ended] == ["FINISH", "FINISH"]
+    assert loads == [DEMO]
+
+
+def test_kept_task_settings_follow_a_changed_file_and_a_bad_one_is_not_kept(tmp_path: Path) -> None:
+    path = tmp_path / "task.yaml"
+    path.write_text(DEMO.read_text().replace("scripts/demo_wifi.yaml", str(DEMO.parent / "scripts/demo_wifi.yaml")))
+    task = Task(1, str(path), None, "t", "Turn on Wi-Fi")
+    kept = TaskSettings()
+    assert kept.get(task) is kept.get(task)
+    assert kept.get(task).limits.max_steps == 8
+    path.write_text(path.read_text().replace("max_steps: 8", "max_steps: 12"))
+    assert kept.get(task).limits.max_steps == 12
+    path.write_text("task: [not, a, mapping]\n")
+    for _ in range(2):
+        with pytest.raises(ConfigError):
+            kept.get(task)

@@ -7,6 +7,11 @@ the recorder makes them itself only for a step that never got that far, then dro
 When a file cannot be written (a full disk), the step ends in FAIL with that reason, the files
 that could not be written are left out (never half-written), and the step's line is still
 appended to ``steps.jsonl`` from the writer's reserve.
+
+The files are written by a writing thread while the step waits (``ufo_mobile/core/trace/off_loop.py``):
+on a busy disk a step's writes can take tens of milliseconds, and on the event loop they would hold
+up every other run of the process (a batch's phones). A step cancelled while it is being recorded
+is still recorded whole before the cancellation goes on.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 from ufo_mobile.core.processors.context import Observation, StepContext
 from ufo_mobile.core.status import MobileAgentStatus
+from ufo_mobile.core.trace.off_loop import written
 from ufo_mobile.core.trace.writer import RunWriter
 from ufo_mobile.core.ui.screen_images import RecordImages, ScreenImages
 from ufo_mobile.errors import RunWriteError
@@ -37,8 +43,9 @@ class StepRecorder:
         self.annotate = annotate
 
     async def __call__(self, ctx: StepContext) -> None:
-        # Synchronous on purpose: the files are small, and a cancelled step must still be written.
-        self.record(ctx)
+        """Record the step in a writing thread (``trace/off_loop.py``); a cancelled step is still
+        recorded whole before the cancellation goes on."""
+        await written(self.record, ctx)
 
     def record(self, ctx: StepContext) -> None:
         if ctx.status == MobileAgentStatus.CONFIRM and ctx.failed_phase is None:
