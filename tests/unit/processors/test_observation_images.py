@@ -16,6 +16,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from tests.fakes import FakeDriver
+from tests.unit.report.fake_runs import count_opened
 from ufo_mobile.core.llm.base import Completion
 from ufo_mobile.core.llm.scripted import Script, ScriptedModel
 from ufo_mobile.core.memory.messages import ChatMessage
@@ -149,15 +150,7 @@ async def test_the_record_pictures_are_made_and_the_pixels_dropped_before_the_mo
 
 async def test_the_report_at_the_end_of_a_run_decodes_no_full_size_screenshot(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    opened: list[Path] = []
-    open_rgb = images.open_rgb
-
-    def counting(path: Path) -> Image.Image | None:
-        opened.append(path)
-        return open_rgb(path)
-
-    monkeypatch.setattr(figures, "open_rgb", counting)
-    monkeypatch.setattr(images, "open_rgb", counting)
+    opened = count_opened(monkeypatch, figures, images)  # every decode the report makes
     result = await _run(tmp_path, ScriptedModel(Script(replies=TAP_THEN_FINISH)))
     assert result.status == "FINISH"
     page = (result.run_dir / "report.html").read_text()

@@ -6,8 +6,10 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
+import pytest
 from PIL import Image, ImageDraw
 
 SCREEN = (1080, 2400)
@@ -97,3 +99,20 @@ def make_run(tmp_path: Path, *, steps: int = 2, status: str = "FINISH", reason: 
     if status == "FAIL":
         (run_dir / "final.png").write_bytes(png(color=(200, 30, 30)))
     return run_dir
+
+
+def count_opened(monkeypatch: pytest.MonkeyPatch, *modules: ModuleType) -> list[Path]:
+    """The screenshot files decoded from now on through ``open_rgb`` (``report.images``) where each
+    of ``modules`` calls it, in order."""
+    from ufo_mobile.report import images
+
+    opened: list[Path] = []
+    open_rgb = images.open_rgb
+
+    def counting(path: Path) -> Image.Image | None:
+        opened.append(path)
+        return open_rgb(path)
+
+    for module in modules:
+        monkeypatch.setattr(module, "open_rgb", counting)
+    return opened

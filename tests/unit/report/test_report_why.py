@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from tests.unit.report.fake_runs import make_run, png
+from tests.unit.report.fake_runs import count_opened, make_run, png
 from tests.unit.test_cli_runs import DEMO, only_run_dir, run_cli
 from ufo_mobile.core.trace.writer import Thumbnail
 from ufo_mobile.core.ui.annotate import KIND_COLORS
@@ -85,14 +85,7 @@ def test_the_after_screen_and_its_changes_come_from_the_runs_small_copies(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     run_dir = make_run(tmp_path, steps=3)
     _changed_screen(run_dir, 2)
-    opened: list[Path] = []
-    open_rgb = figures.open_rgb
-
-    def counting(path: Path) -> Image.Image | None:
-        opened.append(path)
-        return open_rgb(path)
-
-    monkeypatch.setattr(figures, "open_rgb", counting)
+    opened = count_opened(monkeypatch, figures)  # the figures' own decodes
     kept = _kept_copies(run_dir, (1, 2))  # none kept for step 3's
     page = render_report(run_dir, thumbnails=kept)
     first, second = _figures(page, 1), _figures(page, 2)
