@@ -2,9 +2,9 @@
 
     python bench/images.py [DIR] [--repeat N]
 
-A step decodes the phone's screenshot, shrinks it for the model and for the report's thumbnail,
-draws the numbered boxes (set-of-mark) once at full size and encodes the pictures it keeps
-(``ui/screen_images.py``). This times each of those jobs with Pillow, with OpenCV
+A step decodes the phone's screenshot, halves it (the working picture), draws the numbered boxes
+(set-of-mark) once on that, shrinks it for the model and for the report's thumbnail and encodes the
+pictures it keeps (``ui/screen_images.py``). This times each of those jobs with Pillow, with OpenCV
 (``opencv-python-headless``, when installed) and with the project's own PNG writer (``ui/png.py``),
 on the real screenshots in ``DIR`` (default ``../shared/data/ui_dumps`` next to the repository: the
 ``*.png`` files with a same-named XML dump, whose controls are drawn) and on a simulated phone's
@@ -16,14 +16,16 @@ way), measured in the same run; the runtime's own decode (``ui/screenshot.py``: 
 straight into RGB) is a row of its own.
 
 The last lines time a whole step's image work the way the runtime does it (``ScreenImages``: the
-black-screen check, the model's picture, then the record's pictures: the full-size ``annotated.jpg``,
-the report's thumbnail and the small clean copy, made once before the model is asked) against one
+black-screen check, the model's picture (JPEG), then the record's pictures: ``annotated.jpg`` (the
+working picture), the report's thumbnail and the small clean copy, made once before the model is
+asked) against one
 PNG decode of the same screenshots: issue 25's goal is at most 1.5x. The report's share of a step
 (the before figure from the kept thumbnail, the after figure and its change boxes from the kept
 clean copies, the way ``report/figures.py`` makes them at the end of a run) is its own line, with
 the two together; and, measured in the same run for comparison, the same step the way it was done
-before (``annotated.png`` by ``ui/png.py``, a PNG thumbnail, and the report decoding the full-size
-screenshots again for the after figure).
+before (marks drawn at full size, the model's picture and the full-size ``annotated.png`` by
+``ui/png.py``, a PNG thumbnail, and the report decoding the full-size screenshots again for the
+after figure).
 """
 
 from __future__ import annotations
@@ -50,9 +52,11 @@ from ufo_mobile.core.ui.controls import Control  # noqa: E402
 from ufo_mobile.core.ui.png import encode_png  # noqa: E402
 from ufo_mobile.core.ui.screen_images import (  # noqa: E402
     ANNOTATED_QUALITY,
+    MODEL_QUALITY,
     THUMBNAIL_SIDE,
     RecordImages,
     ScreenImages,
+    model_jpeg,
 )
 from ufo_mobile.core.ui.screenshot import decode, png_size, shrink  # noqa: E402
 from ufo_mobile.report.diff import changed_boxes  # noqa: E402
@@ -152,7 +156,12 @@ def jobs(png: bytes, controls: list[Control]) -> dict[str, tuple[Callable[[], An
         "draw    Pillow (boxes + labels)": (lambda: draw_marks(image.copy(), controls, 1.0), lambda: 0),
         "copy    Pillow (full size)": (lambda: image.copy(), lambda: 0),
         "encode  ui/png.py (level 1)": (lambda: encode_png(marked), lambda: len(encode_png(marked))),
+        "reduce  Pillow (halve)": (lambda: image.reduce(2), lambda: 0),
     }
+    small = shrink(marked, model)  # the model's picture: PNG as before, JPEG as now
+    table["encode  model's, ui/png.py"] = (lambda: encode_png(small), lambda: len(encode_png(small)))
+    table[f"encode  model's, JPEG (q {MODEL_QUALITY} 4:4:4)"] = (lambda: model_jpeg(small),
+                                                                     lambda: len(model_jpeg(small)))
     for level in (1, 6):
         table[f"encode  Pillow PNG (level {level})"] = (
             lambda lv=level: _pil_encode(marked, "PNG", compress_level=lv),  # type: ignore[misc]
@@ -205,15 +214,14 @@ def step_images(png: bytes, controls: list[Control]) -> RecordImages:
 
 
 def old_step_images(png: bytes, controls: list[Control]) -> bytes:
-    """The same step the way it was done before: the model's picture, then ``annotated.png`` and a
-    PNG thumbnail (``ui/png.py``) of the marked picture; returns the thumbnail."""
-    images = ScreenImages(png, controls)
-    images.blank()
-    images.model_image(fit_to_tiles(*Image.open(io.BytesIO(png)).size, 3, 1280))
-    encode_png(images.marked())
-    thumbnail = encode_png(shrink(images.marked(), _thumb_size(images.marked().size)))
-    images.release()
-    return thumbnail
+    """The same step the way it was done before: the marks drawn on the full-size screenshot, the
+    model's picture shrunk from that as PNG, then ``annotated.png`` and a PNG thumbnail
+    (``ui/png.py``) of the marked picture; returns the thumbnail."""
+    image = decode(png)
+    draw_marks(image, controls, 1.0)
+    encode_png(shrink(image, fit_to_tiles(*Image.open(io.BytesIO(png)).size, 3, 1280)))
+    encode_png(image)
+    return encode_png(shrink(image, _thumb_size(image.size)))
 
 
 def _thumb_size(size: tuple[int, int]) -> tuple[int, int]:

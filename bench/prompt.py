@@ -138,8 +138,8 @@ class Measuring(ScriptedModel):
         for message in messages:
             for part in message.content if isinstance(message.content, list) else []:
                 if isinstance(part, ImagePart):
-                    with Image.open(io.BytesIO(part.png)) as png:
-                        image += image_tokens(png.width, png.height, part.detail)
+                    with Image.open(io.BytesIO(part.data)) as picture:
+                        image += image_tokens(picture.width, picture.height, part.detail)
         ufo_text = self.count(self.ufo_user_text())
         if self.ufo is not None:
             ufo_text += self.count(self.ufo.system())

@@ -128,7 +128,7 @@ async def test_success_sends_the_key_messages_and_image_and_reports_usage(server
     server.push(chat(FINISH, prompt_tokens=1000, completion_tokens=50, cached_tokens=400))
     model = make_model(server, fake)
     messages = [HELLO[0], ChatMessage(role="user", content=[TextPart(text="Screen"),
-                                                            ImagePart(png=b"\x89PNG fake", detail="high")])]
+                                                            ImagePart(data=b"\x89PNG fake", detail="high")])]
     try:
         completion = await model.complete(messages)
     finally:
@@ -279,13 +279,14 @@ async def test_agent_finishes_and_run_json_has_the_usage(tmp_path: Path, server:
 
 
 def sent_images(request: Any) -> list[tuple[str, tuple[int, int]]]:
-    """Each image part of a request: its detail and the size of the PNG it carries."""
+    """Each image part of a request: its detail and the size of the JPEG it carries."""
     out = []
     for part in request.image_parts():
         url = part["image_url"]["url"]
-        assert url.startswith("data:image/png;base64,")
-        with Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))) as png:
-            out.append((part["image_url"]["detail"], png.size))
+        assert url.startswith("data:image/jpeg;base64,")
+        with Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))) as picture:
+            assert picture.format == "JPEG"
+            out.append((part["image_url"]["detail"], picture.size))
     return out
 
 

@@ -93,8 +93,8 @@ def test_every_optional_part_present_and_absent(plan: bool, memory: bool, secret
     assert ("type_secret" in system_text and "github_password" in system_text) is secrets
     images = [p for p in user.content if isinstance(p, ImagePart)] if not isinstance(user.content, str) else []
     picture = ctx.observation.model_picture() if ctx.observation else None
-    assert picture is not None and picture.png.startswith(b"\x89PNG") and (picture.clean is not None) is clean
-    assert [i.png for i in images] == ([picture.png] + ([picture.clean] if clean else [])) * vision
+    assert picture is not None and picture.data.startswith(b"\xff\xd8\xff") and (picture.clean is not None) is clean
+    assert [i.data for i in images] == ([picture.data] + ([picture.clean] if clean else [])) * vision
     labels = ["annotated screenshot obs-1"] + (["screenshot obs-1"] if clean else [])
     assert [i.label for i in images] == labels * vision
     assert all(i.detail == "high" for i in images)
@@ -190,10 +190,10 @@ async def test_a_model_that_reads_no_images_gets_the_parts_without_the_encoding(
     _, user = await blind.conversation(ctx)
     images = [p for p in user.content if isinstance(p, ImagePart)] if not isinstance(user.content, str) else []
     expected = [("annotated screenshot obs-1", b"")] + [("screenshot obs-1", b"")] * clean
-    assert [(i.label, i.png) for i in images] == expected
+    assert [(i.label, i.data) for i in images] == expected
     assert obs.images is not None and obs.images._models == {}  # nothing was made for it
     seeing = LLMInteraction(SeeingModel(Script(replies=["x"])), registry(), clean_screenshot=clean)
     _, user = await seeing.conversation(ctx)
     assert len(obs.images._models) == 1  # made once, off the loop, then read from the cache
-    sent = [p.png for p in user.content if isinstance(p, ImagePart)] if not isinstance(user.content, str) else []
-    assert len(sent) == 1 + clean and all(png.startswith(b"\x89PNG") for png in sent)
+    sent = [p.data for p in user.content if isinstance(p, ImagePart)] if not isinstance(user.content, str) else []
+    assert len(sent) == 1 + clean and all(data.startswith(b"\xff\xd8\xff") for data in sent)

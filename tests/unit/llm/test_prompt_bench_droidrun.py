@@ -45,7 +45,7 @@ def test_our_step_is_split_into_system_history_and_the_current_message() -> None
         ChatMessage(role="system", content="one two three"),
         ChatMessage(role="assistant", content=json.dumps(reply)),
         ChatMessage(role="user", content="Turn 1: tapped\nthen a new screen"),
-        ChatMessage(role="user", content=[TextPart(text="four five"), ImagePart(png=b"", label="shot")]),
+        ChatMessage(role="user", content=[TextPart(text="four five"), ImagePart(data=b"", label="shot")]),
     ]
     parts = step.our_parts(messages, None, words)
     assert (parts.system, parts.user, parts.schema) == (3, 2, 0)  # the picture is not text

@@ -21,7 +21,7 @@ PNG = b"\x89PNG\r\n\x1a\nfake"
 def test_roles_text_and_images() -> None:
     messages = [
         ChatMessage(role="system", content="You operate a phone."),
-        ChatMessage(role="user", content=[TextPart(text="Screen:"), ImagePart(png=PNG, detail="low")]),
+        ChatMessage(role="user", content=[TextPart(text="Screen:"), ImagePart(data=PNG, detail="low")]),
         ChatMessage(role="assistant", content=[TextPart(text="{"), TextPart(text="}")]),
     ]
     system, user, assistant = to_openai_messages(messages)
@@ -36,9 +36,16 @@ def test_roles_text_and_images() -> None:
     assert assistant == {"role": "assistant", "content": "{\n}"}
 
 
+def test_a_jpeg_is_sent_as_a_jpeg_data_url() -> None:
+    jpeg = b"\xff\xd8\xff\xe0fake"
+    (user,) = to_openai_messages([ChatMessage(role="user", content=[ImagePart(data=jpeg)])])
+    url = user["content"][0]["image_url"]["url"]
+    assert url.startswith("data:image/jpeg;base64,") and base64.b64decode(url.split(",", 1)[1]) == jpeg
+
+
 def test_an_image_outside_a_user_message_is_a_programming_error() -> None:
     with pytest.raises(ValueError, match="a system message cannot carry an image"):
-        to_openai_messages([ChatMessage(role="system", content=[ImagePart(png=PNG)])])
+        to_openai_messages([ChatMessage(role="system", content=[ImagePart(data=PNG)])])
 
 
 def test_json_schema_format_is_not_strict() -> None:

@@ -60,7 +60,7 @@ class Counted:
     """Counts the calls of the image work ``ScreenImages`` does."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.calls = {"decode": 0, "draw_marks": 0, "encode_png": 0, "jpeg": 0}
+        self.calls = {"decode": 0, "draw_marks": 0, "jpeg": 0}
         for name in self.calls:
             monkeypatch.setattr(screen_images, name, self._counting(name, getattr(screen_images, name)))
 
@@ -79,15 +79,15 @@ async def test_a_cached_observation_of_an_unchanged_screen_is_not_drawn_or_encod
     phase = DataCollection(Phone(driver, clock=lambda: 0.0, cache_ttl=60), PerceptionSettings())  # no real time
     first, second = _ctx(1), _ctx(2)
     await phase.run(first)
-    assert counted.calls == {"decode": 1, "draw_marks": 0, "encode_png": 0, "jpeg": 0}  # made when asked for
+    assert counted.calls == {"decode": 1, "draw_marks": 0, "jpeg": 0}  # made when asked for
     assert first.observation is not None and first.observation.model_image is not None  # a model that reads them
-    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 1, "jpeg": 0}
+    assert counted.calls == {"decode": 1, "draw_marks": 1, "jpeg": 1}
     await phase.run(second)  # the control cache hits and the screenshot is the same bytes
     assert second.cache["hit"] == 1
     assert first.observation is not None and second.observation is not None
     assert second.observation.images is first.observation.images
     assert second.observation.model_image is first.observation.model_image
-    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 1, "jpeg": 0}
+    assert counted.calls == {"decode": 1, "draw_marks": 1, "jpeg": 1}
     driver._png = encode_png(Image.new("RGB", (1080, 2400), (10, 200, 30)))  # the screen changed
     third = _ctx(3)
     await phase.run(third)
@@ -107,9 +107,9 @@ async def test_a_step_marks_its_screenshot_once_for_the_model_and_the_run_direct
     assert result.status == "FINISH"
     # one decode and one drawing; encoded: annotated.jpg, the report's thumbnail and the clean copy
     # (a scripted model reads no pixels: no picture is made for it)
-    assert counted.calls == {"decode": 1, "draw_marks": 1, "encode_png": 0, "jpeg": 3}
+    assert counted.calls == {"decode": 1, "draw_marks": 1, "jpeg": 3}
     with Image.open(result.run_dir / "steps" / "0001" / "annotated.jpg") as annotated:
-        assert annotated.format == "JPEG" and annotated.size == (1080, 2400)
+        assert annotated.format == "JPEG" and annotated.size == (540, 1200)  # the working picture
     assert (result.run_dir / "report.html").is_file()
 
 
@@ -143,9 +143,9 @@ async def test_the_record_pictures_are_made_and_the_pixels_dropped_before_the_mo
     model = Looking(Script(replies=TAP_THEN_FINISH), screens, counted)
     result = await _run(tmp_path, model)
     assert result.status == "FINISH" and len(screens) == 2
-    # at each call: no full-size pixels held, and annotated.jpg, its thumbnail and the clean copy made
-    assert model.seen == [(False, 3), (False, 6)]
-    assert counted.calls["encode_png"] == 2  # the model's pictures, one a step
+    # at each call: no pixels held, and the model's picture, annotated.jpg, its thumbnail and the
+    # clean copy made (four JPEGs a step)
+    assert model.seen == [(False, 4), (False, 8)]
 
 
 async def test_the_report_at_the_end_of_a_run_decodes_no_full_size_screenshot(

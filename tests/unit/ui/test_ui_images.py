@@ -1,5 +1,5 @@
 """The screen's pictures: the fast PNG writer (exact pixels, a valid zlib stream), ``shrink``, and
-``ScreenImages`` making each picture (the model's PNG, the record's JPEGs) once from one decode of
+``ScreenImages`` making each picture (the model's and the record's JPEGs) once from one decode of
 the screenshot."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from PIL import Image, ImageChops, ImageDraw, ImageStat
 from ufo_mobile.core.ui import build_ui_state
 from ufo_mobile.core.ui import screen_images as screen_images_module
 from ufo_mobile.core.ui.png import BAND_ROWS, MIN_ZERO_RUN, encode_png
-from ufo_mobile.core.ui.screen_images import THUMBNAIL_SIDE, ScreenImages
-from ufo_mobile.core.ui.screenshot import decode, is_blank, shrink
+from ufo_mobile.core.ui.screen_images import ANNOTATED_SIDE, THUMBNAIL_SIDE, ScreenImages, working_factor
+from ufo_mobile.core.ui.screenshot import is_blank, shrink
 
 SCREEN = ('<hierarchy rotation="0"><node class="android.widget.FrameLayout" package="p" bounds="[0,0][1080,2400]">'
           '<node class="android.widget.Button" package="p" clickable="true" text="OK" bounds="[100,300][980,500]"/>'
@@ -109,8 +109,8 @@ def test_a_black_screenshot_is_blank_and_a_dark_one_with_text_is_not() -> None:
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
-    """Counts the decodes, the drawings and the encodes (PNG, JPEG) ``ScreenImages`` does."""
-    calls = {"decode": 0, "marks": 0, "encode": 0, "jpeg": 0}
+    """Counts the decodes, the drawings and the JPEG encodes ``ScreenImages`` does."""
+    calls = {"decode": 0, "marks": 0, "jpeg": 0}
 
     def counting(name: str, fn: object) -> object:
         def wrapper(*args: object, **kwargs: object) -> object:
@@ -120,9 +120,14 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
 
     monkeypatch.setattr(screen_images_module, "decode", counting("decode", screen_images_module.decode))
     monkeypatch.setattr(screen_images_module, "draw_marks", counting("marks", screen_images_module.draw_marks))
-    monkeypatch.setattr(screen_images_module, "encode_png", counting("encode", screen_images_module.encode_png))
     monkeypatch.setattr(screen_images_module, "jpeg", counting("jpeg", screen_images_module.jpeg))
     return calls
+
+
+def _rgb(data: bytes, kind: str = "JPEG") -> Image.Image:
+    with Image.open(io.BytesIO(data)) as opened:
+        assert opened.format == kind
+        return opened.convert("RGB")
 
 
 def test_screen_images_decode_once_and_make_each_picture_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -139,21 +144,40 @@ def test_screen_images_decode_once_and_make_each_picture_once(monkeypatch: pytes
     again = images.record()
     assert (again.annotated, again.thumbnail, again.clean) == (record.annotated, record.thumbnail, record.clean)
     assert again.annotated is record.annotated and again.clean is record.clean
-    # one decode, one drawing; the model's PNG; annotated.jpg, the report's thumbnail, the clean copy
-    assert calls == {"decode": 1, "marks": 1, "encode": 1, "jpeg": 3}
+    # one decode, one drawing; JPEGs: the model's, annotated.jpg, the report's thumbnail, the clean copy
+    assert calls == {"decode": 1, "marks": 1, "jpeg": 4}
     assert model.scale == pytest.approx(512 / 1080) and model.clean is None
     assert record.annotated is not None and record.thumbnail is not None and record.size == (1080, 2400)
-    with Image.open(io.BytesIO(model.png)) as small, Image.open(io.BytesIO(record.annotated)) as full:
-        assert small.format == "PNG" and full.format == "JPEG" and full.size == (1080, 2400)
-        assert small.size == (512, 1139)
-        # the model's picture is the full-size drawing shrunk: the marks were drawn once
-        difference = _mean_difference(small.convert("RGB"), shrink(full.convert("RGB"), (512, 1139)))
-        assert difference < 2.0
-    with Image.open(io.BytesIO(record.thumbnail)) as thumb:
-        assert thumb.format == "JPEG" and max(thumb.size) == THUMBNAIL_SIDE
+    small, annotated = _rgb(model.data), _rgb(record.annotated)
+    # annotated.jpg is the working picture: the screenshot halved, keeping ANNOTATED_SIDE on its long side
+    assert annotated.size == (540, 1200) and small.size == (512, 1139)
+    # the model's picture is that drawing shrunk: the marks were drawn once
+    assert _mean_difference(small, shrink(annotated, (512, 1139))) < 2.0
+    assert max(_rgb(record.thumbnail).size) == THUMBNAIL_SIDE
     images.release()
     assert not images.holds_pixels
     assert images.record().annotated is record.annotated and calls["decode"] == 1  # made pictures outlive the pixels
+
+
+@pytest.mark.parametrize(("size", "factor"), [((1080, 2400), 2), ((2400, 1080), 2), ((720, 1600), 1),
+                                              ((1440, 3200), 2), ((1200, 1200), 1), ((2560, 3840), 3)])
+def test_the_working_picture_is_the_largest_whole_reduction_keeping_the_annotated_side(
+        size: tuple[int, int], factor: int) -> None:
+    assert working_factor(size) == factor
+    assert max(size) // factor >= ANNOTATED_SIDE
+
+
+def test_a_model_picture_larger_than_the_working_picture_is_drawn_from_full_size_marks(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = _screen()
+    calls = _counting(monkeypatch)
+    images = ScreenImages(encode_png(screen), build_ui_state(SCREEN, observation_id="o").elements)
+    large = _rgb(images.model_image((1024, 2276)).data)
+    assert large.size == (1024, 2276) and calls == {"decode": 1, "marks": 1, "jpeg": 1}
+    clean = shrink(screen, (1024, 2276))
+    assert _mean_difference(large, clean) > 1.0  # marked
+    # the full-size drawing did not mark the screenshot: the record's clean copy has no marks
+    assert _mean_difference(_rgb(images.record().clean), screen.reduce(4)) < 1.0
 
 
 def test_the_clean_copy_is_the_screenshot_before_the_marks_reduced_by_a_whole_factor(
@@ -161,16 +185,15 @@ def test_the_clean_copy_is_the_screenshot_before_the_marks_reduced_by_a_whole_fa
     screen = _screen()
     calls = _counting(monkeypatch)
     images = ScreenImages(encode_png(screen), build_ui_state(SCREEN, observation_id="o").elements)
-    images.model_image((512, 1139))  # draws the marks on the decoded pixels
+    images.model_image((512, 1139))  # draws the marks
     clean = images.record(annotated=False)
     assert clean.annotated is None and clean.thumbnail is None
-    assert calls["decode"] == 1  # kept before the marks were drawn: not decoded again
-    with Image.open(io.BytesIO(clean.clean)) as small:
-        assert small.format == "JPEG" and small.size == (270, 600)  # 1080x2400 reduced 4x: >= CLEAN_SIDE
-        unmarked = _mean_difference(small.convert("RGB"), screen.reduce(4))
-        marked = images.model_image((512, 1139)).png
-    with Image.open(io.BytesIO(marked)) as drawn:
-        assert unmarked < 1.0 < _mean_difference(drawn.convert("RGB").resize((270, 600)), screen.reduce(4))
+    assert calls["decode"] == 1  # not decoded again
+    small = _rgb(clean.clean)
+    assert small.size == (270, 600)  # 1080x2400 reduced 4x: >= CLEAN_SIDE
+    marked = _rgb(images.model_image((512, 1139)).data)
+    assert _mean_difference(small, screen.reduce(4)) < 1.0 < _mean_difference(marked.resize((270, 600)),
+                                                                              screen.reduce(4))
 
 
 def _mean_difference(a: Image.Image, b: Image.Image) -> float:
@@ -183,8 +206,9 @@ def test_the_clean_picture_is_the_screenshot_without_marks() -> None:
     images = ScreenImages(encode_png(screen), build_ui_state(SCREEN, observation_id="o").elements)
     model = images.model_image((512, 1139), clean=True)
     assert model.clean is not None
-    with Image.open(io.BytesIO(model.clean)) as clean, Image.open(io.BytesIO(model.png)) as marked:
-        assert clean.tobytes() == shrink(screen, (512, 1139)).tobytes()
-        assert marked.tobytes() != clean.tobytes()
+    clean, marked = _rgb(model.clean), _rgb(model.data)
+    expected = shrink(screen, (512, 1139))
+    assert _mean_difference(clean, expected) < 1.0 < _mean_difference(marked, expected)
     unmarked = ScreenImages(encode_png(screen), []).model_image((2000, 3000), marks=False)
-    assert unmarked.scale == 1.0 and decode(unmarked.png).tobytes() == screen.tobytes()  # never enlarged
+    assert unmarked.scale == 1.0 and _rgb(unmarked.data).size == screen.size  # never enlarged
+    assert _mean_difference(_rgb(unmarked.data), screen) < 1.0

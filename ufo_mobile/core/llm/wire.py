@@ -2,9 +2,9 @@
 and what we read back from its answer.
 
 User messages keep their parts: text as ``text`` parts, each ``ImagePart`` as an ``image_url`` part
-holding a base64 PNG data URL and its ``detail``. System and assistant messages are sent as plain
-strings, the form every OpenAI-compatible server accepts; an image there is a programming error
-(the API takes images from the user only).
+holding a base64 data URL (JPEG or PNG, as its bytes say) and its ``detail``. System and assistant
+messages are sent as plain strings, the form every OpenAI-compatible server accepts; an image there
+is a programming error (the API takes images from the user only).
 """
 
 from __future__ import annotations
@@ -21,8 +21,13 @@ _NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 def image_part(part: ImagePart) -> dict[str, Any]:
-    url = "data:image/png;base64," + base64.b64encode(part.png).decode("ascii")
+    url = f"data:{image_type(part.data)};base64," + base64.b64encode(part.data).decode("ascii")
     return {"type": "image_url", "image_url": {"url": url, "detail": part.detail}}
+
+
+def image_type(data: bytes) -> str:
+    """The media type of an image file's bytes, from its signature: JPEG or PNG."""
+    return "image/jpeg" if data[:3] == b"\xff\xd8\xff" else "image/png"
 
 
 def to_openai_message(message: ChatMessage) -> dict[str, Any]:

@@ -17,13 +17,14 @@ class TextPart(BaseModel):
 
 
 class ImagePart(BaseModel):
-    """A PNG image for the model. ``label`` names it in logs instead of the bytes. A model that
-    says it does not read images (``reads_images = False``, as the scripted one does) gets its parts
-    with empty ``png``: where the picture stands in the conversation, without the cost of making it."""
+    """An image for the model: ``data`` holds a PNG or JPEG file's bytes. ``label`` names it in logs
+    instead of the bytes. A model that says it does not read images (``reads_images = False``, as the
+    scripted one does) gets its parts with empty ``data``: where the picture stands in the
+    conversation, without the cost of making it."""
 
     model_config = ConfigDict(frozen=True)
     type: Literal["image"] = "image"
-    png: bytes = Field(repr=False)
+    data: bytes = Field(repr=False)
     label: str = "screenshot"
     detail: Literal["low", "high", "auto"] = "auto"
 

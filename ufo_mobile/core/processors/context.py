@@ -123,9 +123,9 @@ class Observation:
 
     @property
     def model_image(self) -> bytes | None:
-        """The annotated screenshot at the size the model gets, as PNG bytes."""
+        """The annotated screenshot at the size the model gets, as JPEG bytes."""
         picture = self.model_picture()
-        return picture.png if picture is not None else None
+        return picture.data if picture is not None else None
 
     @property
     def model_image_clean(self) -> bytes | None:

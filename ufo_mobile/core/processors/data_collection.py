@@ -11,11 +11,12 @@ Parsed controls are cached by the phone for ``control_cache_ttl_seconds``; every
 cache. The phone's provider redacts known secrets from the dump before it is parsed (in their
 XML-escaped form too), so a key typed into a visible field reaches neither the prompt nor the run
 directory.
-The screenshot is decoded once and its set-of-mark drawn once, at full size (``ScreenImages``):
-the model gets that drawing shrunk to ``image_longest_side`` and to at most ``image_max_tiles`` of
-OpenAI's 512 px tiles (3 tiles: a 1080x2400 screen is sent as 512x1139, 595 image tokens), and the
-run keeps the full-size one as ``annotated.jpg`` (made with the model's picture, before the model is
-asked, and written by the recorder). A screen observed again
+The screenshot is decoded once and its set-of-mark drawn once, on the working picture
+(``ScreenImages``: the screenshot halved when its longest side is 2400 pixels or more): the model
+gets that drawing shrunk to ``image_longest_side`` and to at most ``image_max_tiles`` of OpenAI's
+512 px tiles (3 tiles: a 1080x2400 screen is sent as 512x1139, 595 image tokens), and the run keeps
+it as ``annotated.jpg`` (made with the model's picture, before the model is asked, and written by
+the recorder). A screen observed again
 with the same screenshot and the same cached controls reuses the last pictures as they are.
 """
 

@@ -150,10 +150,10 @@ class LLMInteraction:
         if not self.vision or obs.model_image_size is None:
             return []
         picture = obs.model_picture() if self.reads_pixels(model or self.model) else None
-        parts: list[ContentPart] = [ImagePart(png=picture.png if picture else b"", detail=self.image_detail,
+        parts: list[ContentPart] = [ImagePart(data=picture.data if picture else b"", detail=self.image_detail,
                                               label=f"annotated screenshot {obs.observation_id}")]
         if self.clean_screenshot and obs.model_image_with_clean:
-            parts.append(ImagePart(png=(picture.clean or b"") if picture else b"", detail=self.image_detail,
+            parts.append(ImagePart(data=(picture.clean or b"") if picture else b"", detail=self.image_detail,
                                    label=f"screenshot {obs.observation_id}"))
         return parts
 

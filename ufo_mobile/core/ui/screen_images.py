@@ -1,18 +1,30 @@
 """The pictures of one observed screen, made from one decode of its screenshot, each at most once.
 
 An observation needs several pictures of the same screen: the model's (the set-of-mark at the size
-the tile budget allows, PNG), and the run's record (``record``): the run directory's
-``annotated.jpg`` (the same marks at full size, JPEG), the report's thumbnail of that
-(``THUMBNAIL_SIDE``, JPEG) and a small clean copy of the screenshot (JPEG, at least ``CLEAN_SIDE``
-on its longest side: the report's "after" figure and change boxes). ``ScreenImages`` decodes the
-screenshot once, keeps the clean copy (an integer box reduction) before it draws the marks, draws
-them once, at full size, and derives the smaller pictures from that drawing with ``shrink`` (an
-exact box reduction by the integer part of the factor, then a short resample): a fraction of what
-resampling the full-size image costs. PNGs are written with ``ui.png.encode_png``, JPEGs by Pillow.
+the tile budget allows), and the run's record (``record``): the run directory's ``annotated.jpg``,
+the report's thumbnail of that (``THUMBNAIL_SIDE``) and a small clean copy of the screenshot (at
+least ``CLEAN_SIDE`` on its longest side: the report's "after" figure and change boxes). All are
+JPEG, made by Pillow.
+
+``ScreenImages`` decodes the screenshot once and reduces it at once by a whole factor (a box
+average: ``Image.reduce``) to the working picture, the largest such reduction that keeps at least
+``ANNOTATED_SIDE`` pixels on its longest side: a 1080x2400 phone's screenshot is halved to 540x1200.
+The marks are drawn once, on a copy of that, and it is ``annotated.jpg``; the model's picture and the
+thumbnail are shrunk from it (``shrink``), the clean copy is reduced from the unmarked working
+picture. Full-size marks are drawn only for a model picture larger than the working picture (a
+tile budget above the default), on the decoded pixels. Working at the reduced size costs a quarter
+of the pixels for every job after the decode, and nothing the pictures show is lost: the model's
+and the report's pictures are smaller still, and the run directory keeps the full-size
+``screenshot.png`` as the phone sent it.
+
+The model's picture is JPEG at quality 90 without chroma subsampling: on the real screenshots
+(``bench/images.py``) a third of what the PNG writer (``ui/png.py``) costs for it, at about half its
+bytes and 40-43 dB PSNR (no visible change, the small label numbers included), and a model's image
+tokens depend only on the picture's size.
 
 Each picture is made on first use and kept, so a screen observed again unchanged costs nothing
 more. The methods are thread-safe (the model phase makes the pictures in a worker thread).
-``release`` drops the decoded pixels (a phone screen is about 10 MB of them) once the pictures are
+``release`` drops the decoded pixels (a phone screen is about 8 MB of them) once the pictures are
 made; a later request decodes again.
 
 How many screens hold full-size pixels at once is bounded process-wide (``ui/pixel_slots.py``).
@@ -37,30 +49,36 @@ from PIL import Image
 from ufo_mobile.core.ui.annotate import draw_marks
 from ufo_mobile.core.ui.controls import Control
 from ufo_mobile.core.ui.pixel_slots import SLOTS, PixelSlots
-from ufo_mobile.core.ui.png import encode_png
 from ufo_mobile.core.ui.screenshot import BLANK_MAX_BYTES, decode, is_blank_image, png_size, shrink
 
 THUMBNAIL_SIDE = 720  # the longest side of the report's pictures
 CLEAN_SIDE = 540  # the clean copy's longest side is at least this (the report's "after" figure)
-# annotated.jpg: quality 80 with 4:2:0 chroma keeps the numbered labels readable at full size (checked
-# by eye on real screenshots), at 17 ms and ~210 KiB for a 1080x2400 screen (docs/benchmarks.md)
-ANNOTATED_QUALITY = 80
+ANNOTATED_SIDE = 1200  # the working picture (annotated.jpg) keeps at least this on its longest side
+# annotated.jpg: quality 85 with 4:2:0 chroma keeps the numbered labels readable at the working size
+# (checked by eye on the real screenshots; docs/benchmarks.md has its cost and size)
+ANNOTATED_QUALITY = 85
 SMALL_QUALITY = 90  # the thumbnail and the clean copy: decoded again for the page, so lose little
+MODEL_QUALITY = 90  # the model's picture, without chroma subsampling (module docstring)
 
 
-def jpeg(image: Image.Image, quality: int) -> bytes:
-    """``image`` as JPEG bytes (4:2:0 chroma)."""
+def jpeg(image: Image.Image, quality: int, *, subsampling: str = "4:2:0") -> bytes:
+    """``image`` as JPEG bytes (4:2:0 chroma unless told otherwise)."""
     out = io.BytesIO()
-    image.save(out, format="JPEG", quality=quality, subsampling="4:2:0")
+    image.save(out, format="JPEG", quality=quality, subsampling=subsampling)
     return out.getvalue()
+
+
+def model_jpeg(image: Image.Image) -> bytes:
+    """The model's picture as JPEG bytes (``MODEL_QUALITY``, every pixel's own colour)."""
+    return jpeg(image, MODEL_QUALITY, subsampling="4:4:4")
 
 
 @dataclass(frozen=True)
 class ModelImage:
-    """The screenshot as the model gets it: PNG bytes (with the marks when asked), the same
+    """The screenshot as the model gets it: JPEG bytes (with the marks when asked), the same
     without marks when asked for (``clean``), and the factor from screen to image pixels."""
 
-    png: bytes
+    data: bytes
     clean: bytes | None
     scale: float
 
@@ -95,17 +113,17 @@ class ScreenImages:
         self._kept: weakref.finalize[[], ScreenImages] | None = None  # set while a kept slot is held
         self._lock = threading.RLock()
         self._decoded: Image.Image | None = None
-        self._marked: Image.Image | None = None
-        self._half: Image.Image | None = None  # the marked picture halved: where the smaller ones start
+        self._work: Image.Image | None = None  # the working picture, unmarked
+        self._work_marked: Image.Image | None = None
+        self._full_marked: Image.Image | None = None  # only for a model picture larger than the working one
         self._blank: bool | None = None
         self._models: dict[tuple[tuple[int, int], bool, bool], ModelImage] = {}
-        self._clean_small: Image.Image | None = None  # kept before the marks are drawn
         self._clean: bytes | None = None
         self._annotated: bytes | None = None
         self._thumbnails: dict[int, bytes] = {}
 
     def decoded(self) -> Image.Image:
-        """The screenshot's pixels (RGB). Raises ``UIParseError`` when it is not a readable image."""
+        """The screenshot's pixels (RGB), unmarked. Raises ``UIParseError`` when it is not a readable image."""
         with self.working():
             if self._decoded is None:
                 if not self._working and self._kept is None:
@@ -114,19 +132,27 @@ class ScreenImages:
                 self._decoded = decode(self.png)
             return self._decoded
 
-    def marked(self) -> Image.Image:
-        """The screenshot with a numbered box per control, at full size (do not draw on it). The
-        marks are drawn on the decoded pixels themselves (a full-size copy costs more than the
-        drawing): ask for anything that needs the unmarked pixels first, or they are decoded again."""
+    @property
+    def factor(self) -> int:
+        """Screenshot pixels per working-picture pixel, along each side."""
+        return working_factor(png_size(self.png))
+
+    def working_picture(self) -> Image.Image:
+        """The unmarked screenshot reduced by ``factor`` (do not draw on it)."""
         with self.working():
-            if self._marked is None:
+            if self._work is None:
                 image = self.decoded()
-                if self._clean is None and self._clean_small is None:
-                    self._clean_small = _reduced(image)
-                self._decoded = None
-                draw_marks(image, self.controls, 1.0)
-                self._marked = image
-            return self._marked
+                self._work = image.reduce(self.factor) if self.factor > 1 else image
+            return self._work
+
+    def marked(self) -> Image.Image:
+        """The working picture with a numbered box per control: ``annotated.jpg`` (do not draw on it)."""
+        with self.working():
+            if self._work_marked is None:
+                image = self.working_picture().copy()
+                draw_marks(image, self.controls, 1 / self.factor)
+                self._work_marked = image
+            return self._work_marked
 
     def blank(self) -> bool:
         """Whether the screenshot is black: what Android hands out for a secure (FLAG_SECURE) screen."""
@@ -142,17 +168,11 @@ class ScreenImages:
         with self.working():
             found = self._models.get(key)
             if found is None:
-                width = png_size(self.png)[0]
-                target, _ = self.model_size(size)
-                # the unmarked pixels first: marking draws on them
-                plain = encode_png(shrink(self.decoded(), target)) if clean or not marks else None
-                if marks:
-                    shown = self._shrunk(target)
-                    sent = encode_png(shown)
-                else:
-                    assert plain is not None
-                    sent = plain
-                found = ModelImage(sent, plain if clean else None, target[0] / width)
+                target, scale = self.model_size(size)
+                plain = model_jpeg(self._unmarked(target)) if clean or not marks else None
+                sent = model_jpeg(self._marked(target)) if marks else plain
+                assert sent is not None
+                found = ModelImage(sent, plain if clean else None, scale)
                 self._models[key] = found
             return found
 
@@ -164,46 +184,46 @@ class ScreenImages:
         return target, target[0] / width
 
     def annotated_jpeg(self) -> bytes:
-        """``annotated.jpg``: the full-size set-of-mark screenshot as JPEG bytes."""
+        """``annotated.jpg``: the marked working picture as JPEG bytes."""
         with self.working():
             if self._annotated is None:
                 self._annotated = jpeg(self.marked(), ANNOTATED_QUALITY)
             return self._annotated
 
     def thumbnail_jpeg(self, longest_side: int = THUMBNAIL_SIDE) -> bytes:
-        """The full-size marked picture shrunk so that its longest side is at most ``longest_side``,
-        as JPEG bytes: what the report shows (it makes the same from ``annotated.jpg`` without it)."""
+        """The marked picture shrunk so that its longest side is at most ``longest_side``, as JPEG
+        bytes: what the report shows (it makes the same from ``annotated.jpg`` without it)."""
         with self.working():
             found = self._thumbnails.get(longest_side)
             if found is None:
                 width, height = png_size(self.png)
                 factor = min(1.0, longest_side / max(width, height))
                 size = (max(1, round(width * factor)), max(1, round(height * factor)))
-                found = self._thumbnails[longest_side] = jpeg(self._shrunk(size), SMALL_QUALITY)
+                found = self._thumbnails[longest_side] = jpeg(self._marked(size), SMALL_QUALITY)
             return found
 
     def clean_jpeg(self) -> bytes:
-        """The screenshot without marks, reduced by an integer factor to at least ``CLEAN_SIDE`` on
-        its longest side, as JPEG bytes. Kept from before the marks are drawn: made after them, it
-        decodes the screenshot again."""
+        """The screenshot without marks, reduced by a whole factor to at least ``CLEAN_SIDE`` on its
+        longest side, as JPEG bytes."""
         with self.working():
             if self._clean is None:
-                small = self._clean_small if self._clean_small is not None else _reduced(self.decoded())
-                self._clean = jpeg(small, SMALL_QUALITY)
-                self._clean_small = None
+                image = self.working_picture()
+                factor = max(1, max(image.size) // CLEAN_SIDE)
+                self._clean = jpeg(image.reduce(factor) if factor > 1 else image, SMALL_QUALITY)
             return self._clean
 
     def record(self, *, annotated: bool = True) -> RecordImages:
         """The pictures the run's record keeps (``RecordImages``); the marked ones when ``annotated``."""
         with self.working():
-            clean = self.clean_jpeg()  # first: the marks are drawn on the decoded pixels
+            clean = self.clean_jpeg()
             full = self.annotated_jpeg() if annotated else None
             return RecordImages(full, self.thumbnail_jpeg() if annotated else None, clean, png_size(self.png))
 
     @property
     def holds_pixels(self) -> bool:
-        """Whether full-size pixels (decoded or marked) are held: none after ``release``."""
-        return self._decoded is not None or self._marked is not None
+        """Whether any decoded pixels (the screenshot's or a picture drawn from them) are held: none
+        after ``release``."""
+        return any(image is not None for image in self._pixels())
 
     @contextmanager
     def working(self) -> Iterator[None]:
@@ -219,33 +239,49 @@ class ScreenImages:
                 if self._depth == 0 and self._working:
                     self._working = False
                     try:
-                        if self._decoded is not None or self._marked is not None or self._half is not None:
+                        if self.holds_pixels:
                             self._keep_or_drop()
                     finally:
                         self._slots.leave()
 
-    def _shrunk(self, size: tuple[int, int]) -> Image.Image:
-        """``shrink(self.marked(), size)``, starting from the halved picture the model's and the
-        report's share (``shrink`` halves first whenever the target is half the size or less)."""
-        image = self.marked()
-        if image.width < 2 * size[0] or image.height < 2 * size[1]:
-            return shrink(image, size)
-        if self._half is None:
-            self._half = image.reduce(2)
-        return shrink(self._half, size)
+    def _marked(self, size: tuple[int, int]) -> Image.Image:
+        """The marked screenshot at ``size``: shrunk from the working picture when that is at least
+        as large, else from a full-size drawing of the marks."""
+        work = self.marked() if self._fits(size) else self._marked_full_size()
+        return shrink(work, size)
+
+    def _unmarked(self, size: tuple[int, int]) -> Image.Image:
+        return shrink(self.working_picture() if self._fits(size) else self.decoded(), size)
+
+    def _fits(self, size: tuple[int, int]) -> bool:
+        width, height = png_size(self.png)
+        return size[0] * self.factor <= width and size[1] * self.factor <= height
+
+    def _marked_full_size(self) -> Image.Image:
+        if self._full_marked is None:
+            image = self.decoded().copy()
+            draw_marks(image, self.controls, 1.0)
+            self._full_marked = image
+        return self._full_marked
+
+    def _pixels(self) -> tuple[Image.Image | None, ...]:
+        return self._decoded, self._work, self._work_marked, self._full_marked
 
     def release(self) -> None:
-        """Drop the full-size pixels; the pictures made so far stay."""
+        """Drop the pixels; the pictures made so far stay."""
         with self._lock:
-            self._decoded = self._marked = self._half = None
+            self._drop()
             self._unkeep()
+
+    def _drop(self) -> None:
+        self._decoded = self._work = self._work_marked = self._full_marked = None
 
     def _keep_or_drop(self) -> None:
         if self._kept is None and self._slots.keep():
             # a ScreenImages dropped without release() gives its kept slot back all the same
             self._kept = weakref.finalize(self, self._slots.unkeep)
         elif self._kept is None:
-            self._decoded = self._marked = self._half = None
+            self._drop()
 
     def _unkeep(self) -> None:
         if self._kept is not None:
@@ -253,7 +289,7 @@ class ScreenImages:
             self._kept = None
 
 
-def _reduced(image: Image.Image) -> Image.Image:
-    """``image`` box-reduced by the largest integer factor that keeps ``CLEAN_SIDE`` on its longest side."""
-    factor = max(1, max(image.size) // CLEAN_SIDE)
-    return image.reduce(factor) if factor > 1 else image.copy()
+def working_factor(size: tuple[int, int]) -> int:
+    """The whole factor the working picture is reduced by: the largest that keeps at least
+    ``ANNOTATED_SIDE`` pixels on the screenshot's longest side (1 for a screen smaller than that)."""
+    return max(1, max(size) // ANNOTATED_SIDE)
