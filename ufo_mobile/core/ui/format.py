@@ -38,6 +38,7 @@ _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _PLAIN_NAME = re.compile(r"[\w.$-]+")
 # Unicode space separators (no-break, narrow, ideographic, ...) read the same as a plain space.
 _SPACES = {ord(ch): " " for ch in "\xa0\u1680\u202f\u205f\u3000"} | {c: " " for c in range(0x2000, 0x200B)}
+_ODD_SPACE = re.compile("[" + "".join(map(chr, _SPACES)) + "]")  # finds one faster than translate() looks at each
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +64,7 @@ _DEFAULT_OPTIONS = FormatOptions()
 
 def quote(text: str, limit: int = 100) -> str:
     """``text`` as a double-quoted, escaped, single-line string of at most ``limit`` characters."""
-    if not text.isascii():  # the odd spaces are not ASCII
+    if not text.isascii() and _ODD_SPACE.search(text):  # the odd spaces are not ASCII
         text = text.translate(_SPACES)
     if len(text) > limit:
         text = text[: max(1, limit - 1)].rstrip() + "\u2026"
