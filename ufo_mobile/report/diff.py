@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageChops
 
-COMPARE_SIDE = 360  # the longest side both images are compared at
+COMPARE_SIDE = 300  # the longest side both images are compared at (a kept 270x600 copy decodes at half scale to it)
 THRESHOLD = 32  # 0..255: how far one channel must move for a pixel to count as changed
 CELL = 6  # compared pixels per side of a cell: changed pixels closer than this join one region
 MAX_BOXES = 12  # more regions than this are given as one box around them all
