@@ -145,11 +145,13 @@ def _shrunk_size(size: tuple[int, int], longest_side: int) -> tuple[int, int]:
 
 
 def _kept_jpeg(path: Path, thumbnail: Thumbnail) -> tuple[bytes, tuple[int, int]] | None:
-    """The thumbnail's JPEG and its size when it stands for ``path`` (the file is unchanged); else None."""
+    """The thumbnail's JPEG and its size when it stands for ``path`` (the file is unchanged) and is
+    a JPEG (what the page embeds it as); else None."""
     if not thumbnail.matches(path):
         return None
     try:
-        return thumbnail.jpeg, _jpeg_size(thumbnail.jpeg)
+        with Image.open(io.BytesIO(thumbnail.jpeg)) as opened:
+            return (thumbnail.jpeg, opened.size) if opened.format == "JPEG" else None
     except (OSError, UnidentifiedImageError, ValueError):
         return None
 

@@ -122,3 +122,21 @@ def test_report_keeps_its_exit_codes_when_the_page_cannot_be_written(tmp_path: P
     exit_code, out = run_cli("report", str(run_dir))
     assert exit_code == code
     assert out.rstrip("\n").split("\n")[-1].startswith(f"report: not written: cannot write {run_dir / 'report.html'}")
+
+
+def test_a_kept_copy_is_embedded_as_it_is_only_when_it_is_a_jpeg(tmp_path: Path) -> None:
+    from ufo_mobile.core.trace.writer import Thumbnail
+
+    shot = tmp_path / "annotated.png"
+    shot.write_bytes(png())
+    stat = shot.stat()
+    small = Image.new("RGB", (324, 720), (1, 2, 3))
+    for kind in ("JPEG", "PNG"):
+        out = io.BytesIO()
+        small.save(out, format=kind)
+        kept = Thumbnail(out.getvalue(), (1080, 2400), stat.st_size, stat.st_mtime_ns)
+        drawn = picture(shot, thumbnail=kept)
+        assert drawn is not None and (drawn.width, drawn.height) == (324, 720)
+        as_it_is = drawn.uri == "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode()
+        assert as_it_is == (kind == "JPEG")  # a PNG copy: the file is decoded and encoded as a JPEG
+        assert _decode(drawn.uri).size == (324, 720)
