@@ -133,20 +133,14 @@ def _uri(jpeg: bytes, size: tuple[int, int]) -> Picture:
     return Picture("data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii"), size[0], size[1])
 
 
-def _jpeg_size(jpeg: bytes) -> tuple[int, int]:
-    """The width and height a JPEG's header gives (its pixels are not decoded)."""
-    with Image.open(io.BytesIO(jpeg)) as opened:
-        return opened.size
-
-
 def _shrunk_size(size: tuple[int, int], longest_side: int) -> tuple[int, int]:
     factor = min(1.0, longest_side / max(size))
     return (max(1, round(size[0] * factor)), max(1, round(size[1] * factor))) if factor < 1.0 else size
 
 
 def _kept_jpeg(path: Path, thumbnail: Thumbnail) -> tuple[bytes, tuple[int, int]] | None:
-    """The thumbnail's JPEG and its size when it stands for ``path`` (the file is unchanged) and is
-    a JPEG (what the page embeds it as); else None."""
+    """The thumbnail's JPEG and its size (from its header: nothing decoded) when it stands for
+    ``path`` (the file is unchanged) and is a JPEG (what the page embeds it as); else None."""
     if not thumbnail.matches(path):
         return None
     try:
