@@ -59,9 +59,10 @@ from ufo_mobile.core.ui.screen_images import (  # noqa: E402
     model_jpeg,
 )
 from ufo_mobile.core.ui.screenshot import decode, png_size, shrink  # noqa: E402
-from ufo_mobile.report.diff import changed_boxes  # noqa: E402
+from ufo_mobile.report.diff import COMPARE_SIDE, changed_boxes  # noqa: E402
 from ufo_mobile.report.figures import AFTER_SIDE  # noqa: E402
-from ufo_mobile.report.images import Mark, changes_picture, kept_copy, open_rgb, picture  # noqa: E402
+from ufo_mobile.report.images import Mark, kept_copy, kept_picture, open_rgb, picture, small_picture  # noqa: E402
+from ufo_mobile.report.overlay import change_marks, target_marks  # noqa: E402
 
 try:
     import cv2
@@ -251,18 +252,30 @@ class ReportShare:
         self.old_thumbnail = Thumbnail(old_thumbnail, record.size, stat.st_size, stat.st_mtime_ns)  # PNG bytes
 
     def kept_copies(self) -> None:
-        picture(self.annotated, mark=self.mark, thumbnail=self.kept[self.annotated])
-        before = kept_copy(self.shot, self.kept[self.shot], AFTER_SIDE)
-        after = kept_copy(self.next_shot, self.kept[self.next_shot], AFTER_SIDE)
-        assert before is not None and after is not None
-        changes_picture(after, changed_boxes(before, after) or [], longest_side=AFTER_SIDE)
+        """As ``report/figures.py`` at the end of a run: the kept JPEGs embedded as they are, the marks
+        an SVG over them; only the clean copies are decoded (at half scale), for the comparison."""
+        shot = picture(self.annotated, thumbnail=self.kept[self.annotated])
+        assert shot is not None
+        if self.mark is not None:
+            target_marks(self.mark, shot.scale, (shot.width, shot.height))
+        before = kept_copy(self.shot, self.kept[self.shot], AFTER_SIDE, at_least=COMPARE_SIDE)
+        after = kept_copy(self.next_shot, self.kept[self.next_shot], AFTER_SIDE, at_least=COMPARE_SIDE)
+        shown = kept_picture(self.next_shot, self.kept[self.next_shot], AFTER_SIDE)
+        assert before is not None and after is not None and shown is not None
+        change_marks(changed_boxes(before, after) or [], shown.width / after.width, (shown.width, shown.height))
 
     def files(self) -> None:
-        """The old way: the PNG thumbnail decoded, the full-size screenshots decoded again."""
-        picture(self.annotated, mark=self.mark, thumbnail=self.old_thumbnail)
+        """Without the kept copies, as ``report RUN_DIR`` makes it later (and as the end of a run did
+        before, the after figure from the full-size files): the annotated picture and the
+        screenshots decoded, shrunk and encoded again (the PNG thumbnail is not a JPEG the page can
+        embed), the same marks over them."""
+        shot = picture(self.annotated, thumbnail=self.old_thumbnail)
         before, after = open_rgb(self.shot), open_rgb(self.next_shot)
-        assert before is not None and after is not None
-        changes_picture(after, changed_boxes(before, after) or [], longest_side=AFTER_SIDE)
+        assert shot is not None and before is not None and after is not None
+        if self.mark is not None:
+            target_marks(self.mark, shot.scale, (shot.width, shot.height))
+        shown = small_picture(after, AFTER_SIDE)
+        change_marks(changed_boxes(before, after) or [], shown.width / after.width, (shown.width, shown.height))
 
 
 def print_row(title: str, screens: list[Screen], repeat: int) -> None:

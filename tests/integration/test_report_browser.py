@@ -279,3 +279,58 @@ def test_cyrillic_and_cjk_are_drawn_as_glyphs_not_boxes(tmp_path: Path, chromium
         width, height = min(drawn.width, boxes.width), min(drawn.height, boxes.height)
         difference = ImageChops.difference(drawn.crop((0, 0, width, height)), boxes.crop((0, 0, width, height)))
         assert sum(difference.histogram()[65:]) > 0.3 * _ink(drawn), selector
+
+
+async def _marked_pixels(page: Page) -> list[dict[str, Any]]:
+    """For every picture with marks over it: the colour Chromium drew at the middle of the top edge
+    of its target box (before) or of its first change box (after), and at the box's centre."""
+    found = await page.js("""(() => [...document.querySelectorAll('span.frame > img')].map(img => {
+        const r = img.getBoundingClientRect();
+        const rect = img.parentElement.querySelector('svg.marks rect[stroke="#00c8ff"]');
+        return {cls: img.className, left: r.left + window.scrollX + 1, top: r.top + window.scrollY + 1,
+                scale: (r.width - 2) / img.naturalWidth, natural: [img.naturalWidth, img.naturalHeight],
+                box: img.dataset.highlight || '',
+                change: rect ? ['x', 'y', 'width', 'height', 'stroke-width'].map(k => +rect.getAttribute(k)) : null};
+    }))()""")
+    out = []
+    for item in found:
+        if item["cls"] == "before":
+            left, top, right, bottom = (int(v) for v in item["box"].split(","))
+            line = max(3, round(max(item["natural"]) / 200))
+            edge, middle = ((left + right + 1) / 2, top + line / 2), ((left + right + 1) / 2, (top + bottom + 1) / 2)
+        else:
+            x, y, width, height, line = item["change"]
+            edge, middle = (x + width / 2, y), (x + width / 2, y + height / 2)
+        colours = []
+        for px, py in (edge, middle):
+            clip = {"x": int(item["left"] + px * item["scale"]), "y": int(item["top"] + py * item["scale"]),
+                    "width": 1, "height": 1}
+            colours.append(Image.open(io.BytesIO(await page.screenshot(clip))).convert("RGB").getpixel((0, 0)))
+        out.append({"cls": item["cls"], "edge": colours[0], "middle": colours[1]})
+    return out
+
+
+def test_the_marks_over_the_pictures_land_on_their_pixels(tmp_path: Path, chromium: Chromium) -> None:
+    """The action's target and the change boxes are an SVG over each picture: in the page the run
+    wrote (its kept small copies embedded as they are) and in the one ``report`` makes later from
+    the files, Chromium draws the magenta box on the target's edge and the cyan one on the change's."""
+    from ufo_mobile.report.images import CHANGED, HIGHLIGHT
+
+    run_dir = finished_run(tmp_path)
+    written = (run_dir / "report.html").read_text()
+    later = _report(run_dir)
+    (run_dir / "written.html").write_text(written)
+    for page_file in (run_dir / "written.html", later):
+        found = in_page(chromium, lambda page, f=page_file: _look_marks(page, f))
+        kinds = {item["cls"] for item in found}
+        assert kinds == {"before", "after"}, found
+        for item in found:
+            colour = HIGHLIGHT if item["cls"] == "before" else CHANGED
+            assert all(abs(a - b) <= 40 for a, b in zip(item["edge"], colour, strict=True)), (page_file.name, item)
+            assert not all(abs(a - b) <= 40 for a, b in zip(item["middle"], colour, strict=True)), item
+
+
+async def _look_marks(page: Page, report: Path) -> list[dict[str, Any]]:
+    await _open(page, report)
+    await page.js("Promise.all([...document.images].map(i => i.decode())).then(() => true)")
+    return await _marked_pixels(page)

@@ -7,9 +7,13 @@ again (a step that reused N's observation saw the screen before the action); aft
 it is ``final.png``, which a run keeps when it ends (``core/agents/mobile.py``). A run cut off or
 still going may have none, and the page says so.
 
-The after figure and the change boxes are made from the small clean copy of each screenshot that
-the run keeps in memory (``RunWriter.thumbnails``), while the file is unchanged; a report made
-later from the run directory alone decodes the files.
+The pictures are the small copies of each screenshot that the run keeps in memory
+(``RunWriter.thumbnails``: the annotated one's for the before figure, the clean one's for the
+after figure), embedded as the JPEGs they are while their files are unchanged; the action's target
+and the change boxes are an SVG laid over each picture (``overlay.py``), so nothing is drawn into
+pixels or encoded again. Only the comparison of the screens before and after decodes the clean
+copies (at a reduced scale). A report made later from the run directory alone decodes and shrinks
+the files instead, with the same marks over them.
 
 Full-size images are links to the run directory's own files, relative to the page (``report.html``
 sits in the run directory): the page stays small, and a browser opens them offline from there.
@@ -28,9 +32,10 @@ from ufo_mobile.core.ui.annotate import KIND_COLORS
 from ufo_mobile.core.ui.screen_images import CLEAN_SIDE
 from ufo_mobile.core.ui.screenshot import shrink
 from ufo_mobile.report import markup as m
-from ufo_mobile.report.diff import Change, changed_boxes
-from ufo_mobile.report.images import CHANGED, HIGHLIGHT, Mark, changes_picture, kept_copy, open_rgb, picture
+from ufo_mobile.report.diff import COMPARE_SIDE, Change, changed_boxes
+from ufo_mobile.report.images import CHANGED, HIGHLIGHT, Mark, kept_copy, kept_picture, open_rgb, picture, small_picture
 from ufo_mobile.report.load import ANNOTATED, RunView, StepView
+from ufo_mobile.report.overlay import Marks, change_marks, framed, target_marks
 
 AFTER_SIDE = CLEAN_SIDE  # 540: the after screen is smaller than the before one (both are shown 240 px wide)
 
@@ -90,7 +95,7 @@ class Screens:
             if len(self._images) >= self._keep:
                 self._sizes.pop(next(iter(self._images)), None)
                 self._images.pop(next(iter(self._images)))
-            image = kept_copy(path, kept, AFTER_SIDE) if kept is not None else None
+            image = kept_copy(path, kept, AFTER_SIDE, at_least=COMPARE_SIDE) if kept is not None else None
             if image is not None and kept is not None:
                 self._sizes[path] = kept.source_size
             else:
@@ -113,15 +118,17 @@ def render_figures(run: RunView, step: StepView, mark: Mark | None, after: After
 
 def _before(run: RunView, step: StepView, mark: Mark | None, thumbnail: Thumbnail | None) -> str:
     path = step.image
-    shot = picture(path, screen_size=step.screen_size, mark=mark, thumbnail=thumbnail) if path is not None else None
+    shot = picture(path, screen_size=step.screen_size, thumbnail=thumbnail) if path is not None else None
     if path is None or shot is None:
         return '<figure class="shot none"><div class="noimage">no screenshot</div></figure>'
+    marks = target_marks(mark, shot.scale, (shot.width, shot.height)) if mark is not None else Marks()
     what = "annotated screenshot" if path.name in ANNOTATED else "screenshot"
-    caption = what + ("; the magenta box is the target of the action" if shot.box is not None else
+    caption = what + ("; the magenta box is the target of the action" if marks.box is not None else
                       "; magenta: where the action touched" if mark is not None else "")
-    box = ",".join(str(v) for v in shot.box) if shot.box is not None else ""
+    box = ",".join(str(v) for v in marks.box) if marks.box is not None else ""
     image = (f'<img class="before" src="{shot.uri}" width="{shot.width}" height="{shot.height}" '
              f'alt="step {step.number}: {what}" data-highlight="{box}">')
+    image = framed(image, (shot.width, shot.height), marks)
     return (f'<figure class="shot">{_linked(run, path, image)}<figcaption><b>Before</b>: {caption}'
             f"{_full_size(run, path)}</figcaption></figure>")
 
@@ -130,38 +137,40 @@ def _after(run: RunView, step: StepView, after: After, screens: Screens) -> str:
     if after.path is None:
         return (f'<figure class="shot after none" data-after=""><div class="noimage">no screen after</div>'
                 f"<figcaption><b>After</b>: {m.text(after.note)}</figcaption></figure>")
-    image = screens.get(after.path, run.thumbnail(after.path))
+    kept = run.thumbnail(after.path)
+    image = screens.get(after.path, kept)
     if image is None:
         return (f'<figure class="shot after none" data-after=""><div class="noimage">unreadable</div>'
                 f"<figcaption><b>After</b>: {m.text(after.path.name)} could not be read</figcaption></figure>")
-    change, image = _change(run, screens, step.screenshot, (after.path, image))
-    shot = changes_picture(image, change.boxes, longest_side=AFTER_SIDE)
+    change = _change(run, screens, step.screenshot, (after.path, image))
+    shot = kept_picture(after.path, kept, AFTER_SIDE) or small_picture(image, AFTER_SIDE)
+    scale = shot.width / change.size[0] if change.size[0] else 1.0
     count = len(change.boxes)
     said = (m.text(change.note) if not change.compared else "nothing changed on the screen" if not count
             else f"the cyan box{'es mark' if count != 1 else ' marks'} what changed")
     tag = (f'<img class="after" src="{shot.uri}" width="{shot.width}" height="{shot.height}" '
            f'alt="step {step.number}: the screen after the action">')
+    tag = framed(tag, (shot.width, shot.height), change_marks(change.boxes, scale, (shot.width, shot.height)))
     changes = str(count) if change.compared else ""
     return (f'<figure class="shot after" data-after="{m.text(_relative(run, after.path) or "")}" '
             f'data-changes="{changes}">{_linked(run, after.path, tag)}<figcaption><b>After</b> '
             f"({m.text(after.source)}): {said}{_full_size(run, after.path)}</figcaption></figure>")
 
 
-def _change(run: RunView, screens: Screens, before: Path | None,
-            after: tuple[Path, Image.Image]) -> tuple[Change, Image.Image]:
-    """What changed from ``before`` to ``after``, and the after picture the boxes are in (a small
-    copy and a decoded file are brought to the smaller one's size first)."""
+def _change(run: RunView, screens: Screens, before: Path | None, after: tuple[Path, Image.Image]) -> Change:
+    """What changed from ``before`` to ``after`` (a small copy and a decoded file are brought to the
+    smaller one's size first; the boxes are in that size's pixels, ``Change.size``)."""
     path, image = after
     first = screens.get(before, run.thumbnail(before)) if before is not None else None
     if first is None or before is None:
-        return Change(note="no raw screenshot before the action: not compared"), image
+        return Change(note="no raw screenshot before the action: not compared")
     pair = _alike(first, image)
     boxes = changed_boxes(*pair) if pair is not None else None
     if pair is None or boxes is None:
         (w0, h0), (w1, h1) = screens.size(before, first), screens.size(path, image)
         return Change(note=f"the screens differ in size ({w0}x{h0} before, {w1}x{h1} after: rotated?): "
-                           "not compared"), image
-    return Change(boxes=tuple(boxes), size=pair[0].size), pair[1]
+                           "not compared")
+    return Change(boxes=tuple(boxes), size=pair[0].size)
 
 
 def _alike(first: Image.Image, second: Image.Image) -> tuple[Image.Image, Image.Image] | None:

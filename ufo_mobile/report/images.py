@@ -1,22 +1,23 @@
-"""Screenshots for the report: downscaled, JPEG-encoded, with what the action pointed at drawn
-on top in a colour set-of-mark never uses (``picture``), or, on the screen after an action, the
-regions that changed (``changes_picture``, in another such colour), as ``data:`` URIs.
+"""Screenshots for the report as ``data:`` URIs of small JPEGs: the small copy a run kept of a
+screenshot, as it is, while the file is unchanged (``picture``, ``kept_picture``), else the file
+decoded and shrunk (``small_picture``); and what an action pointed at (``mark_of``), drawn over the
+picture by ``overlay.py`` in a colour set-of-mark never uses (the regions that changed after an
+action in another such colour).
 
 The action's target is found from its arguments: ``index`` (a control, whose bounds come from the
 step's ``controls.json``), ``x``/``y`` (a point), ``x1``..``y2`` (an area) or ``coordinate`` and
-``coordinate2`` (a swipe). Bounds are in screen pixels and are scaled to the image drawn.
+``coordinate2`` (a swipe). Bounds are in screen pixels; a picture's ``scale`` turns them into its own.
 """
 
 from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageDraw, UnidentifiedImageError
+from PIL import Image, UnidentifiedImageError
 
 from ufo_mobile.core.trace.writer import Thumbnail
 from ufo_mobile.core.ui.screen_images import THUMBNAIL_SIDE
@@ -46,7 +47,7 @@ class Picture:
     uri: str
     width: int
     height: int
-    box: _Box | None = None  # the highlight box in the picture's pixels
+    scale: float = 1.0  # screen pixels -> the picture's pixels
 
 
 def mark_of(action: dict[str, Any] | None, controls: list[dict[str, Any]] | None) -> Mark | None:
@@ -78,43 +79,39 @@ def _numbers(value: Any, size: int) -> list[int] | None:
     return [round(v) for v in value]
 
 
-def picture(path: Path, *, screen_size: tuple[int, int] | None = None, mark: Mark | None = None,
-            longest_side: int = LONGEST_SIDE, thumbnail: Thumbnail | None = None) -> Picture | None:
-    """``path`` shrunk to ``longest_side``, ``mark`` drawn on it, as a JPEG data URI; None when the
-    file is missing or not an image. ``thumbnail``: the same shrunk picture, kept by the run that
-    wrote the file, used instead of decoding the file while the file is unchanged."""
-    found = _from_thumbnail(path, thumbnail, longest_side) if thumbnail is not None else None
-    if found is not None:
-        image, original_width = found
+def picture(path: Path, *, screen_size: tuple[int, int] | None = None, longest_side: int = LONGEST_SIDE,
+            thumbnail: Thumbnail | None = None) -> Picture | None:
+    """``path`` shrunk to ``longest_side`` as a JPEG data URI, with the factor from screen pixels to
+    the picture's (``scale``); None when the file is missing or not an image. ``thumbnail``: the
+    same shrunk picture, kept by the run that wrote the file: while the file is unchanged its JPEG
+    is the picture as it is, nothing decoded or encoded."""
+    kept = _kept_jpeg(path, thumbnail) if thumbnail is not None else None
+    if kept is not None and thumbnail is not None and kept[1] == _shrunk_size(thumbnail.source_size, longest_side):
+        original_width, shown = thumbnail.source_size[0], _uri(*kept)
     else:
         opened = open_rgb(path)
         if opened is None:
             return None
-        image, original_width = opened, opened.width
-        size = _shrunk_size(image.size, longest_side)
-        if size != image.size:
-            image = shrink(image, size)
+        original_width, shown = opened.width, small_picture(opened, longest_side)
     # screen pixels -> picture pixels (the screenshot may itself be smaller than the screen)
-    scale = image.width / screen_size[0] if screen_size and screen_size[0] > 0 else image.width / original_width
-    box = draw_mark(image, mark, scale) if mark is not None else None
-    return _encoded(image, box)
+    scale = shown.width / (screen_size[0] if screen_size and screen_size[0] > 0 else original_width)
+    return Picture(shown.uri, shown.width, shown.height, scale)
 
 
-def changes_picture(image: Image.Image, boxes: Iterable[_Box], *, longest_side: int = LONGEST_SIDE) -> Picture:
-    """``image`` (a screenshot) shrunk to ``longest_side`` with ``boxes`` (its own pixels: the
-    regions that changed) drawn on it in ``CHANGED``, as a JPEG data URI."""
+def kept_picture(path: Path, thumbnail: Thumbnail | None, min_side: int = 1) -> Picture | None:
+    """The JPEG of ``thumbnail`` (a small copy of ``path`` the run kept) as it is, when it stands for
+    ``path`` and its longest side is at least ``min_side``; else None."""
+    kept = _kept_jpeg(path, thumbnail) if thumbnail is not None else None
+    return _uri(*kept) if kept is not None and max(kept[1]) >= min_side else None
+
+
+def small_picture(image: Image.Image, longest_side: int = LONGEST_SIDE) -> Picture:
+    """``image`` shrunk to ``longest_side``, as a JPEG data URI."""
     size = _shrunk_size(image.size, longest_side)
-    small = shrink(image, size) if size != image.size else image.copy()
-    scale = small.width / image.width
-    draw = ImageDraw.Draw(small)
-    line = max(3, round(max(small.size) / 180))
-    for box in boxes:
-        left, top, right, bottom = (round(v * scale) for v in box)
-        shown = (max(0, left), max(0, top), min(small.width - 1, max(left, right - 1)),
-                 min(small.height - 1, max(top, bottom - 1)))
-        draw.rectangle(_grow(shown, line), outline=HALO, width=line)
-        draw.rectangle(shown, outline=CHANGED, width=line)
-    return _encoded(small, None)
+    out = io.BytesIO()
+    (shrink(image, size) if size != image.size else image).save(out, format="JPEG", quality=JPEG_QUALITY,
+                                                                 optimize=True)
+    return _uri(out.getvalue(), size)
 
 
 def open_rgb(path: Path) -> Image.Image | None:
@@ -132,11 +129,8 @@ def open_rgb(path: Path) -> Image.Image | None:
     return opened if opened.mode == "RGB" else opened.convert("RGB")  # no copy of an RGB screenshot
 
 
-def _encoded(image: Image.Image, box: _Box | None) -> Picture:
-    out = io.BytesIO()
-    image.save(out, format="JPEG", quality=JPEG_QUALITY, optimize=True)
-    uri = "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode("ascii")
-    return Picture(uri=uri, width=image.width, height=image.height, box=box)
+def _uri(jpeg: bytes, size: tuple[int, int]) -> Picture:
+    return Picture("data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii"), size[0], size[1])
 
 
 def _shrunk_size(size: tuple[int, int], longest_side: int) -> tuple[int, int]:
@@ -144,47 +138,31 @@ def _shrunk_size(size: tuple[int, int], longest_side: int) -> tuple[int, int]:
     return (max(1, round(size[0] * factor)), max(1, round(size[1] * factor))) if factor < 1.0 else size
 
 
-def _from_thumbnail(path: Path, thumbnail: Thumbnail, longest_side: int) -> tuple[Image.Image, int] | None:
-    """The thumbnail's picture and the original's width, when it stands for ``path`` at this size."""
-    image = kept_copy(path, thumbnail)
-    if image is None or image.size != _shrunk_size(thumbnail.source_size, longest_side):
-        return None
-    return image, thumbnail.source_size[0]
-
-
-def kept_copy(path: Path, thumbnail: Thumbnail, min_side: int = 1) -> Image.Image | None:
-    """The pixels of ``thumbnail`` (a small copy of ``path`` the run kept), when it stands for
-    ``path`` (the file is unchanged) and its longest side is at least ``min_side``; else None."""
+def _kept_jpeg(path: Path, thumbnail: Thumbnail) -> tuple[bytes, tuple[int, int]] | None:
+    """The thumbnail's JPEG and its size (from its header: nothing decoded) when it stands for
+    ``path`` (the file is unchanged) and is a JPEG (what the page embeds it as); else None."""
     if not thumbnail.matches(path):
         return None
     try:
         with Image.open(io.BytesIO(thumbnail.jpeg)) as opened:
-            image = opened.convert("RGB")
+            return (thumbnail.jpeg, opened.size) if opened.format == "JPEG" else None
     except (OSError, UnidentifiedImageError, ValueError):
         return None
-    return image if max(image.size) >= min_side else None
 
 
-def draw_mark(image: Image.Image, mark: Mark, scale: float) -> _Box | None:
-    """Draw ``mark`` on ``image`` (screen pixels times ``scale``); returns the box drawn, if any."""
-    draw = ImageDraw.Draw(image)
-    line = max(3, round(max(image.size) / 200))
-    box = None
-    if mark.box is not None:
-        left, top, right, bottom = (round(v * scale) for v in mark.box)
-        box = (max(0, left), max(0, top), min(image.width - 1, max(left, right - 1)),
-               min(image.height - 1, max(top, bottom - 1)))
-        draw.rectangle(_grow(box, line), outline=HALO, width=line + 2)  # a halo: visible on any colour
-        draw.rectangle(box, outline=HIGHLIGHT, width=line)
-    points = [(round(x * scale), round(y * scale)) for x, y in mark.points]
-    if len(points) == 2 and mark.box is None:
-        draw.line(points, fill=HIGHLIGHT, width=line)
-    for x, y in points:
-        radius = line * 4
-        draw.ellipse((x - radius - 2, y - radius - 2, x + radius + 2, y + radius + 2), outline=HALO, width=line + 2)
-        draw.ellipse((x - radius, y - radius, x + radius, y + radius), outline=HIGHLIGHT, width=line)
-    return box
-
-
-def _grow(box: _Box, by: int) -> _Box:
-    return box[0] - by, box[1] - by, box[2] + by, box[3] + by
+def kept_copy(path: Path, thumbnail: Thumbnail, min_side: int = 1, *, at_least: int = 0) -> Image.Image | None:
+    """The pixels of ``thumbnail`` (a small copy of ``path`` the run kept), when it stands for
+    ``path`` (the file is unchanged) and its longest side is at least ``min_side``; else None.
+    ``at_least``: a longest side the caller shrinks to anyway: the JPEG is decoded at the smallest
+    reduction (a half, a quarter, an eighth) that keeps at least that many pixels."""
+    if not thumbnail.matches(path):
+        return None
+    try:
+        with Image.open(io.BytesIO(thumbnail.jpeg)) as opened:
+            if max(opened.size) < min_side:
+                return None
+            if at_least:
+                opened.draft("RGB", _shrunk_size(opened.size, at_least))
+            return opened.convert("RGB")
+    except (OSError, UnidentifiedImageError, ValueError):
+        return None

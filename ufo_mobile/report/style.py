@@ -81,6 +81,9 @@ figure.shot { margin: 0; flex: 0 0 auto; width: 300px; }
 .pair.acted figure.shot { width: 240px; }
 figure.shot a.full { display: block; cursor: zoom-in; }
 figure.shot img { width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; display: block; }
+figure.shot .frame { position: relative; display: block; }
+figure.shot svg.marks { position: absolute; left: 1px; top: 1px; width: calc(100% - 2px); height: calc(100% - 2px);
+  pointer-events: none; }
 figure.shot figcaption { font-size: 12px; color: var(--muted); margin-top: 4px; }
 figure.final { width: 300px; }
 .noimage { width: 100%; height: 120px; display: flex; align-items: center; justify-content: center;

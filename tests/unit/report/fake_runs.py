@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -116,3 +117,24 @@ def count_opened(monkeypatch: pytest.MonkeyPatch, *modules: ModuleType) -> list[
     for module in modules:
         monkeypatch.setattr(module, "open_rgb", counting)
     return opened
+
+
+def outlines(svg: str, colour: tuple[int, int, int]) -> list[tuple[float, float, float, float]]:
+    """The pixels (left, top, right, bottom; inclusive, as Pillow draws a box) whose edges the
+    rectangles of ``svg`` stroked in ``colour`` cover: a stroke runs inside its box's edges."""
+    found = []
+    hex_colour = "#{:02x}{:02x}{:02x}".format(*colour)
+    for attrs in re.findall(r"<rect ([^>]*)/>", svg):
+        values = dict(re.findall(r'([a-z-]+)="([^"]*)"', attrs))
+        if values["stroke"] != hex_colour:
+            continue
+        x, y, w, h, line = (float(values[k]) for k in ("x", "y", "width", "height", "stroke-width"))
+        found.append((x - line / 2, y - line / 2, x + w + line / 2 - 1, y + h + line / 2 - 1))
+    return found
+
+
+def marks_after(html: str, image_class: str) -> str:
+    """The SVG of marks laid over the first ``<img class=image_class>`` of ``html`` ("" when none)."""
+    found = re.search(rf'<img class="{image_class}"[^>]*>(<svg class="marks"[^>]*>.*?</svg>)?', html)
+    assert found is not None, html[:2000]
+    return found.group(1) or ""

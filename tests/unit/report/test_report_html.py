@@ -24,7 +24,8 @@ from ufo_mobile.report.webfonts import font_faces_css, page_text
 HOSTILE = "<script>alert(1)</script>\"><img src=x onerror=alert(2)>'q' \u202eevil\u202c \x1b]0;title\x07 &amp;"
 TAGS = {"html", "head", "meta", "title", "style", "body", "main", "header", "section", "h1", "h2", "h3", "p", "span",
         "a", "table", "thead", "tbody", "tr", "th", "td", "div", "pre", "code", "details", "summary", "article",
-        "figure", "figcaption", "img", "footer", "b", "ul", "ol", "li"}
+        "figure", "figcaption", "img", "footer", "b", "ul", "ol", "li",
+        "svg", "rect", "circle", "line"}  # the marks over a picture (report/overlay.py): numbers only
 RUN_FILE = re.compile(r"steps/\d{4}/(annotated|screenshot)\.png|final\.png")  # a link to a file of the run
 
 

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from tests.unit.report.fake_runs import WIFI_ROW, make_run, png, step_line, write_step
+from tests.unit.report.fake_runs import WIFI_ROW, make_run, marks_after, outlines, png, step_line, write_step
 from tests.unit.test_cli_runs import DEMO, only_run_dir, run_cli
 from ufo_mobile.report import render_report
-from ufo_mobile.report.images import HIGHLIGHT, LONGEST_SIDE, Mark, draw_mark, mark_of, picture
+from ufo_mobile.report.images import HALO, HIGHLIGHT, LONGEST_SIDE, Mark, mark_of, picture
+from ufo_mobile.report.overlay import target_marks
 
 
 def _decode(uri: str) -> Image.Image:
@@ -41,24 +42,29 @@ def test_the_target_of_an_action_is_found_from_its_arguments() -> None:
 
 
 def test_the_highlight_is_drawn_on_the_bounds_scaled_to_the_image() -> None:
-    image = Image.new("RGB", (540, 1200), (255, 255, 255))
-    box = draw_mark(image, Mark(box=(100, 200, 500, 400)), 0.5)
-    assert box == (50, 100, 249, 199)
-    assert image.getpixel((150, 100)) == HIGHLIGHT and image.getpixel((50, 150)) == HIGHLIGHT  # top, left edges
-    assert image.getpixel((249, 150)) == HIGHLIGHT and image.getpixel((150, 199)) == HIGHLIGHT  # right, bottom
-    assert image.getpixel((150, 150)) == (255, 255, 255)  # the control itself stays visible
-    assert image.getpixel((150, 60)) == (255, 255, 255)
+    marks = target_marks(Mark(box=(100, 200, 500, 400)), 0.5, (540, 1200))
+    assert marks.box == (50, 100, 249, 199)
+    # the magenta stroke covers the box's own edge pixels, the white halo the pixels around them
+    assert outlines(marks.shapes, HIGHLIGHT) == [(50, 100, 249, 199)]
+    ((left, top, right, bottom),) = outlines(marks.shapes, HALO)
+    assert left < 50 and top < 100 and right > 249 and bottom > 199
+
+
+def test_touch_points_and_a_swipe_are_rings_and_a_line() -> None:
+    marks = target_marks(Mark(points=((500, 1800), (500, 600))), 0.5, (540, 1200))
+    assert marks.box is None and marks.shapes.count("<circle") == 4  # a ring and its halo for each point
+    assert '<circle cx="250.5" cy="900.5"' in marks.shapes and '<circle cx="250.5" cy="300.5"' in marks.shapes
+    assert '<line x1="250.5" y1="900.5" x2="250.5" y2="300.5"' in marks.shapes
 
 
 def test_the_highlight_follows_the_screen_size_not_the_screenshot_size(tmp_path: Path) -> None:
     shot = tmp_path / "half.png"
     shot.write_bytes(png((540, 1200)))  # a phone that sends screenshots at half its screen size
-    drawn = picture(shot, screen_size=(1080, 2400), mark=Mark(box=(0, 252, 1080, 440)))
+    drawn = picture(shot, screen_size=(1080, 2400))
     assert drawn is not None and (drawn.width, drawn.height) == (324, 720)
-    assert drawn.box == (0, 76, 323, 131)
-    image = _decode(drawn.uri)
-    assert _near(image.getpixel((162, 77)), HIGHLIGHT) and _near(image.getpixel((162, 130)), HIGHLIGHT)
-    assert not _near(image.getpixel((162, 104)), HIGHLIGHT)
+    marks = target_marks(Mark(box=(0, 252, 1080, 440)), drawn.scale, (drawn.width, drawn.height))
+    assert marks.box == (0, 76, 323, 131)
+    assert outlines(marks.shapes, HIGHLIGHT) == [(0, 76, 323, 131)]
 
 
 def test_the_step_shows_the_chosen_control_highlighted(tmp_path: Path) -> None:
@@ -67,12 +73,15 @@ def test_the_step_shows_the_chosen_control_highlighted(tmp_path: Path) -> None:
     (uri, box) = re.findall(r'<img class="before" src="(data:image/jpeg;base64,[^"]+)"[^>]*data-highlight="([0-9,]*)"',
                              step)[0]
     assert box == "0,76,323,131"  # control 3, [0,252,1080,440] on a 1080x2400 screen, at 324x720
+    marks = marks_after(step, "before")
+    assert '<svg class="marks" viewBox="0 0 324 720"' in marks
+    assert outlines(marks, HIGHLIGHT) == [(0, 76, 323, 131)]
     image = _decode(uri)
     assert image.size == (324, 720)
-    assert _near(image.getpixel((162, 77)), HIGHLIGHT) and _near(image.getpixel((1, 104)), HIGHLIGHT)
+    assert not _near(image.getpixel((162, 77)), HIGHLIGHT)  # drawn over the picture, not into its pixels
     assert "the magenta box is the target of the action" in step
     last = page[page.index('id="step-2"'):]
-    assert 'data-highlight=""' in last  # FINISH: no action, nothing highlighted
+    assert 'data-highlight=""' in last and not marks_after(last, "before")  # FINISH: no action, nothing marked
 
 
 def test_images_are_downscaled_and_long_text_is_cut(tmp_path: Path) -> None:
@@ -113,3 +122,21 @@ def test_report_keeps_its_exit_codes_when_the_page_cannot_be_written(tmp_path: P
     exit_code, out = run_cli("report", str(run_dir))
     assert exit_code == code
     assert out.rstrip("\n").split("\n")[-1].startswith(f"report: not written: cannot write {run_dir / 'report.html'}")
+
+
+def test_a_kept_copy_is_embedded_as_it_is_only_when_it_is_a_jpeg(tmp_path: Path) -> None:
+    from ufo_mobile.core.trace.writer import Thumbnail
+
+    shot = tmp_path / "annotated.png"
+    shot.write_bytes(png())
+    stat = shot.stat()
+    small = Image.new("RGB", (324, 720), (1, 2, 3))
+    for kind in ("JPEG", "PNG"):
+        out = io.BytesIO()
+        small.save(out, format=kind)
+        kept = Thumbnail(out.getvalue(), (1080, 2400), stat.st_size, stat.st_mtime_ns)
+        drawn = picture(shot, thumbnail=kept)
+        assert drawn is not None and (drawn.width, drawn.height) == (324, 720)
+        as_it_is = drawn.uri == "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode()
+        assert as_it_is == (kind == "JPEG")  # a PNG copy: the file is decoded and encoded as a JPEG
+        assert _decode(drawn.uri).size == (324, 720)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageDraw
 
-from tests.unit.report.fake_runs import count_opened, make_run, png
+from tests.unit.report.fake_runs import count_opened, make_run, marks_after, outlines, png
 from tests.unit.test_cli_runs import DEMO, only_run_dir, run_cli
 from ufo_mobile.core.trace.writer import Thumbnail
 from ufo_mobile.core.ui.annotate import KIND_COLORS
@@ -57,16 +57,21 @@ def test_each_action_has_the_screen_after_it_with_the_change_boxed(tmp_path: Pat
 
 
 def _boxed_around_the_change(step: str) -> None:
-    """The step's after picture has a cyan box drawn around ``CHANGE`` (an outline, not a fill)."""
-    uri = re.search(r'<img class="after" src="data:image/jpeg;base64,([^"]+)"', step)
-    assert uri is not None
-    after = Image.open(io.BytesIO(base64.b64decode(uri.group(1)))).convert("RGB")
+    """The step's after picture has a cyan box laid over it around ``CHANGE`` (an outline, not a
+    fill), its pixels untouched."""
+    found = re.search(r'<img class="after" src="data:image/jpeg;base64,([^"]+)" width="([0-9]+)"', step)
+    assert found is not None
+    after = Image.open(io.BytesIO(base64.b64decode(found.group(1)))).convert("RGB")
+    assert after.width == int(found.group(2))
     scale = after.width / 1080
-    x, top = round((CHANGE[0] + CHANGE[2]) / 2 * scale), round(CHANGE[1] * scale)
-    edge = [after.getpixel((x, y)) for y in range(top - 2, top + 3)]  # the box's top edge (a JPEG: blurred)
-    assert any(all(abs(a - b) < 60 for a, b in zip(p, CHANGED, strict=True)) for p in edge), edge
-    middle = after.getpixel((x, round((CHANGE[1] + CHANGE[3]) / 2 * scale)))
-    assert not all(abs(a - b) < 60 for a, b in zip(middle, CHANGED, strict=True)), middle  # a box, not a fill
+    marks = marks_after(step, "after")
+    assert 'fill="none"' in marks
+    ((left, top, right, bottom),) = outlines(marks, CHANGED)
+    want = [v * scale for v in CHANGE]
+    assert abs(left - want[0]) <= 3 and abs(top - want[1]) <= 3, (left, top, want)
+    assert abs(right + 1 - want[2]) <= 3 and abs(bottom + 1 - want[3]) <= 3, (right, bottom, want)
+    edge = after.getpixel((round((left + right) / 2), round(top)))
+    assert not all(abs(a - b) < 60 for a, b in zip(edge, CHANGED, strict=True)), edge  # not drawn into the pixels
 
 
 def _kept_copies(run_dir: Path, numbers: tuple[int, ...]) -> dict[str, Thumbnail]:
@@ -94,6 +99,8 @@ def test_the_after_screen_and_its_changes_come_from_the_runs_small_copies(
     assert _after_of(second) == {"after": "steps/0003/screenshot.png", "changes": "1"}
     _boxed_around_the_change(first)
     assert opened == [run_dir / "steps" / "0003" / "screenshot.png"]  # the only screenshot without a copy
+    # the kept copy is the after picture as it is: not decoded, drawn on and encoded again
+    assert f'src="data:image/jpeg;base64,{base64.b64encode(kept["steps/0002/screenshot.png"].jpeg).decode()}"' in first
     (run_dir / "steps" / "0002" / "screenshot.png").write_bytes(png())  # changed since: the file wins
     again = render_report(run_dir, thumbnails=kept)
     assert _after_of(_figures(again, 1)) == {"after": "steps/0002/screenshot.png", "changes": "0"}

@@ -73,6 +73,20 @@ def test_the_sweep_finds_only_the_dead(tmp_path: Path) -> None:
     alive.close()
 
 
+def test_the_sweep_does_not_read_the_runs_of_its_own_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    dead = killed_run(tmp_path, 1)
+    alive = RunWriter.open(tmp_path, "alive")  # a batch's other run, in this process: certainly alive
+    alive.write_run({"run_id": "alive", "status": "RUNNING"})
+    settled: list[Path] = []
+    settle = runs.settle
+    monkeypatch.setattr(runs, "settle", lambda run_dir: settled.append(run_dir) or settle(run_dir))
+    assert runs.sweep(tmp_path) == [dead] and settled == [dead]
+    alive.write_run({"run_id": "alive", "status": "FINISH"})
+    alive.close()
+    (alive.run_dir / "run.lock").write_text("")  # a lock file nobody holds: read again
+    assert runs.sweep(tmp_path) == [] and settled == [dead, alive.run_dir]
+
+
 def test_not_a_run_directory(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not a run directory"):
         runs.settle(tmp_path)

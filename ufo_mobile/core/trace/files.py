@@ -127,6 +127,14 @@ class SpaceReserve:
             pass
 
 
+_HELD: set[Path] = set()  # the locks this process holds now (``RunLock``): runs certainly alive
+
+
+def held_here(lock: Path) -> bool:
+    """Whether this process holds ``lock`` (a run's ``run.lock``, as its ``RunLock`` named it)."""
+    return lock in _HELD
+
+
 class RunLock:
     """An exclusive ``flock`` on ``<run>/run.lock`` for the life of the run."""
 
@@ -138,6 +146,7 @@ class RunLock:
             os.write(self._fd, f"{os.getpid()}\n".encode())
         except OSError as exc:
             raise write_error(self.path, exc) from exc
+        _HELD.add(self.path)
 
     def release(self) -> None:
         """Remove the lock file, then drop the lock: the run has ended in a final state."""
@@ -149,6 +158,7 @@ class RunLock:
             pass
         os.close(self._fd)
         self._fd = None
+        _HELD.discard(self.path)
 
 
 def try_lock(run_dir: Path) -> int | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ufo_mobile.core.trace.files import LOCK_NAME, try_lock, write_atomic
+from ufo_mobile.core.trace.files import LOCK_NAME, held_here, try_lock, write_atomic
 from ufo_mobile.core.trace.writer import dumps
 from ufo_mobile.errors import ConfigError, RunWriteError
 
@@ -91,13 +91,16 @@ def settle(run_dir: Path) -> dict[str, Any]:
 
 
 def sweep(log_dir: Path) -> list[Path]:
-    """Settle every run in ``log_dir`` that still has a lock file; return those found cut off."""
+    """Settle every run in ``log_dir`` that still has a lock file; return those found cut off. The
+    runs of this process (a batch's other runs) are alive, and not read."""
     found = []
     try:
         locks = sorted(log_dir.glob(f"*/{LOCK_NAME}"))
     except OSError:
         return []
     for lock in locks:
+        if held_here(lock):
+            continue
         try:
             if settle(lock.parent).get("cut_off"):
                 found.append(lock.parent)

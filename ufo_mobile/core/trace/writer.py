@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ufo_mobile.core.trace.files import LineAppender, RunLock, SpaceReserve, cut_torn_tail, write_atomic, write_error
+from ufo_mobile.core.trace.json_text import dumps as dumps  # re-exported: the run directory's JSON text
 from ufo_mobile.errors import RunWriteError
 
 REDACTED = "[REDACTED]"
@@ -131,20 +132,6 @@ def new_run_id(task_name: str = "run", now: datetime | None = None) -> str:
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
     slug = re.sub(r"[^a-z0-9]+", "-", task_name.lower()).strip("-")[:40] or "run"
     return f"{stamp}-{slug}-{secrets.token_hex(2)}"
-
-
-def _json_default(obj: Any) -> Any:
-    if isinstance(obj, Path):
-        return str(obj)
-    if isinstance(obj, bytes):
-        return f"<{len(obj)} bytes>"
-    if hasattr(obj, "model_dump"):
-        return obj.model_dump(mode="json")
-    return str(obj)
-
-
-def dumps(obj: Any, *, indent: int | None = 2) -> str:
-    return json.dumps(obj, ensure_ascii=False, indent=indent, default=_json_default)
 
 
 class RunWriter:
