@@ -29,11 +29,21 @@ from PIL import Image
 
 from ufo_mobile.core.trace.writer import Thumbnail
 from ufo_mobile.core.ui.annotate import KIND_COLORS
-from ufo_mobile.core.ui.screen_images import CLEAN_SIDE
+from ufo_mobile.core.ui.screen_images import CLEAN_SIDE, clean_copy
 from ufo_mobile.core.ui.screenshot import shrink
 from ufo_mobile.report import markup as m
 from ufo_mobile.report.diff import COMPARE_SIDE, Change, changed_boxes
-from ufo_mobile.report.images import CHANGED, HIGHLIGHT, Mark, kept_copy, kept_picture, open_rgb, picture, small_picture
+from ufo_mobile.report.images import (
+    CHANGED,
+    HIGHLIGHT,
+    Mark,
+    Picture,
+    kept_copy,
+    kept_picture,
+    open_rgb,
+    picture,
+    small_picture,
+)
 from ufo_mobile.report.load import ANNOTATED, RunView, StepView
 from ufo_mobile.report.overlay import Marks, change_marks, framed, target_marks
 
@@ -133,6 +143,12 @@ def _before(run: RunView, step: StepView, mark: Mark | None, thumbnail: Thumbnai
             f"{_full_size(run, path)}</figcaption></figure>")
 
 
+def _clean_picture(image: Image.Image) -> Picture:
+    """The after figure made from the file: the clean copy a run keeps (``clean_copy``), as it is."""
+    copy = clean_copy(image)
+    return small_picture(copy, max(copy.size))
+
+
 def _after(run: RunView, step: StepView, after: After, screens: Screens) -> str:
     if after.path is None:
         return (f'<figure class="shot after none" data-after=""><div class="noimage">no screen after</div>'
@@ -143,7 +159,7 @@ def _after(run: RunView, step: StepView, after: After, screens: Screens) -> str:
         return (f'<figure class="shot after none" data-after=""><div class="noimage">unreadable</div>'
                 f"<figcaption><b>After</b>: {m.text(after.path.name)} could not be read</figcaption></figure>")
     change = _change(run, screens, step.screenshot, (after.path, image))
-    shot = kept_picture(after.path, kept, AFTER_SIDE) or small_picture(image, AFTER_SIDE)
+    shot = kept_picture(after.path, kept, AFTER_SIDE) or _clean_picture(image)
     scale = shot.width / change.size[0] if change.size[0] else 1.0
     count = len(change.boxes)
     said = (m.text(change.note) if not change.compared else "nothing changed on the screen" if not count

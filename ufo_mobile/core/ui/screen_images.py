@@ -207,9 +207,7 @@ class ScreenImages:
         longest side, as JPEG bytes."""
         with self.working():
             if self._clean is None:
-                image = self.working_picture()
-                factor = max(1, max(image.size) // CLEAN_SIDE)
-                self._clean = jpeg(image.reduce(factor) if factor > 1 else image, SMALL_QUALITY)
+                self._clean = jpeg(_clean_of_working(self.working_picture()), SMALL_QUALITY)
             return self._clean
 
     def record(self, *, annotated: bool = True) -> RecordImages:
@@ -287,6 +285,18 @@ class ScreenImages:
         if self._kept is not None:
             self._kept()  # runs slots.unkeep once; the finalizer is spent
             self._kept = None
+
+
+def clean_copy(image: Image.Image) -> Image.Image:
+    """The small clean copy of a full-size screenshot, the same size ``ScreenImages.clean_jpeg``
+    keeps: reduced by the working factor, then by the whole factor that keeps ``CLEAN_SIDE``."""
+    factor = working_factor(image.size)
+    return _clean_of_working(image.reduce(factor) if factor > 1 else image)
+
+
+def _clean_of_working(image: Image.Image) -> Image.Image:
+    factor = max(1, max(image.size) // CLEAN_SIDE)
+    return image.reduce(factor) if factor > 1 else image
 
 
 def working_factor(size: tuple[int, int]) -> int:
