@@ -28,6 +28,7 @@ from ufo_mobile.core.device.base import Box, DeviceDriver, box_edges
 from ufo_mobile.core.device.uixml import focused_field
 from ufo_mobile.core.device.wrappers import DriverWrapper, Sleep
 from ufo_mobile.core.trace.files import append_line
+from ufo_mobile.core.trace.off_loop import written
 from ufo_mobile.errors import RecordingError
 
 if TYPE_CHECKING:
@@ -178,10 +179,13 @@ class RecordingDriver(DriverWrapper):
             raise
         finally:
             self._acted = True
-            self._write(seq, action, args, start, error, observation, text, withheld)
+            line = self._line(seq, action, args, start, error, observation, text, withheld)
+            # whole lines, synced, in a writing thread: the sync's wait holds up no other run of the
+            # process; a full disk raises RunWriteError and leaves no partial line
+            await written(append_line, self.path, line)
 
-    def _write(self, seq: int, action: ActionName, args: dict[str, Any], start: float,
-               error: BaseException | None, observation: str | None, text: str | None, withheld: bool) -> None:
+    def _line(self, seq: int, action: ActionName, args: dict[str, Any], start: float,
+              error: BaseException | None, observation: str | None, text: str | None, withheld: bool) -> str:
         safe = {k: self._redact(v) if isinstance(v, str) else v for k, v in args.items()}
         message = None
         if error is not None:
@@ -194,8 +198,7 @@ class RecordingDriver(DriverWrapper):
             error_type=type(error).__name__ if error is not None else None, error_message=message,
             observation=observation, redacted=withheld or safe != args,
             text_len=len(text) if text is not None else None)
-        # whole lines, synced; a full disk raises RunWriteError and leaves no partial line
-        append_line(self.path, json.dumps(record.model_dump(mode="json"), ensure_ascii=False))
+        return json.dumps(record.model_dump(mode="json"), ensure_ascii=False)
 
 
 def load_recording(path: Path | str) -> list[RecordedAction]:
