@@ -12,7 +12,7 @@ cache. The phone's provider redacts known secrets from the dump before it is par
 XML-escaped form too), so a key typed into a visible field reaches neither the prompt nor the run
 directory.
 The screenshot is decoded once and its set-of-mark drawn once, on the working picture
-(``ScreenImages``: the screenshot halved when its longest side is 2400 pixels or more): the model
+(``ScreenImages``: the screenshot reduced by a whole factor, a 1080x2400 one halved): the model
 gets that drawing shrunk to ``image_longest_side`` and to at most ``image_max_tiles`` of OpenAI's
 512 px tiles (3 tiles: a 1080x2400 screen is sent as 512x1139, 595 image tokens), and the run keeps
 it as ``annotated.jpg`` (made with the model's picture, before the model is asked, and written by
