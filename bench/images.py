@@ -56,6 +56,7 @@ from ufo_mobile.core.ui.screen_images import (  # noqa: E402
     THUMBNAIL_SIDE,
     RecordImages,
     ScreenImages,
+    fitted,
     model_jpeg,
 )
 from ufo_mobile.core.ui.screenshot import decode, png_size, shrink  # noqa: E402
@@ -148,7 +149,7 @@ def jobs(png: bytes, controls: list[Control]) -> dict[str, tuple[Callable[[], An
     marked = image.copy()
     draw_marks(marked, controls, 1.0)
     model = fit_to_tiles(image.width, image.height, 3, 1280)
-    thumb = THUMBNAIL_SIDE * image.width // image.height, THUMBNAIL_SIDE
+    thumb = fitted(image.size, THUMBNAIL_SIDE)
     table: dict[str, tuple[Callable[[], Any], Callable[[], int]]] = {
         "decode  Pillow": (lambda: _pil_decode(png), lambda: 0),
         "decode  RGBA straight to RGB (ours)": (lambda: decode(png), lambda: 0),
@@ -222,12 +223,7 @@ def old_step_images(png: bytes, controls: list[Control]) -> bytes:
     draw_marks(image, controls, 1.0)
     encode_png(shrink(image, fit_to_tiles(*Image.open(io.BytesIO(png)).size, 3, 1280)))
     encode_png(image)
-    return encode_png(shrink(image, _thumb_size(image.size)))
-
-
-def _thumb_size(size: tuple[int, int]) -> tuple[int, int]:
-    factor = min(1.0, THUMBNAIL_SIDE / max(size))
-    return max(1, round(size[0] * factor)), max(1, round(size[1] * factor))
+    return encode_png(shrink(image, fitted(image.size, THUMBNAIL_SIDE)))
 
 
 class ReportShare:

@@ -20,7 +20,7 @@ from typing import Any
 from PIL import Image, UnidentifiedImageError
 
 from ufo_mobile.core.trace.writer import Thumbnail
-from ufo_mobile.core.ui.screen_images import THUMBNAIL_SIDE
+from ufo_mobile.core.ui.screen_images import THUMBNAIL_SIDE, fitted
 from ufo_mobile.core.ui.screenshot import shrink
 
 LONGEST_SIDE = THUMBNAIL_SIDE  # 720: the run keeps thumbnails of its annotated screenshots at this size
@@ -86,7 +86,7 @@ def picture(path: Path, *, screen_size: tuple[int, int] | None = None, longest_s
     same shrunk picture, kept by the run that wrote the file: while the file is unchanged its JPEG
     is the picture as it is, nothing decoded or encoded."""
     kept = _kept_jpeg(path, thumbnail) if thumbnail is not None else None
-    if kept is not None and thumbnail is not None and kept[1] == _shrunk_size(thumbnail.source_size, longest_side):
+    if kept is not None and thumbnail is not None and kept[1] == fitted(thumbnail.source_size, longest_side):
         original_width, shown = thumbnail.source_size[0], _uri(*kept)
     else:
         opened = open_rgb(path)
@@ -107,7 +107,7 @@ def kept_picture(path: Path, thumbnail: Thumbnail | None, min_side: int = 1) -> 
 
 def small_picture(image: Image.Image, longest_side: int = LONGEST_SIDE) -> Picture:
     """``image`` shrunk to ``longest_side``, as a JPEG data URI."""
-    size = _shrunk_size(image.size, longest_side)
+    size = fitted(image.size, longest_side)
     out = io.BytesIO()
     (shrink(image, size) if size != image.size else image).save(out, format="JPEG", quality=JPEG_QUALITY,
                                                                  optimize=True)
@@ -131,11 +131,6 @@ def open_rgb(path: Path) -> Image.Image | None:
 
 def _uri(jpeg: bytes, size: tuple[int, int]) -> Picture:
     return Picture("data:image/jpeg;base64," + base64.b64encode(jpeg).decode("ascii"), size[0], size[1])
-
-
-def _shrunk_size(size: tuple[int, int], longest_side: int) -> tuple[int, int]:
-    factor = min(1.0, longest_side / max(size))
-    return (max(1, round(size[0] * factor)), max(1, round(size[1] * factor))) if factor < 1.0 else size
 
 
 def _kept_jpeg(path: Path, thumbnail: Thumbnail) -> tuple[bytes, tuple[int, int]] | None:
@@ -162,7 +157,7 @@ def kept_copy(path: Path, thumbnail: Thumbnail, min_side: int = 1, *, at_least: 
             if max(opened.size) < min_side:
                 return None
             if at_least:
-                opened.draft("RGB", _shrunk_size(opened.size, at_least))
+                opened.draft("RGB", fitted(opened.size, at_least))
             return opened.convert("RGB")
     except (OSError, UnidentifiedImageError, ValueError):
         return None

@@ -56,6 +56,10 @@ def _clip(box: _Box, size: tuple[int, int]) -> _Box:
     return (max(0, left), max(0, top), min(width - 1, max(left, right - 1)), min(height - 1, max(top, bottom - 1)))
 
 
+def _scaled(box: _Box, scale: float) -> _Box:
+    return round(box[0] * scale), round(box[1] * scale), round(box[2] * scale), round(box[3] * scale)
+
+
 def _grow(box: _Box, by: int) -> _Box:
     return box[0] - by, box[1] - by, box[2] + by, box[3] + by
 
@@ -67,8 +71,7 @@ def target_marks(mark: Mark, scale: float, size: tuple[int, int]) -> Marks:
     shapes: list[str] = []
     box = None
     if mark.box is not None:
-        box = _clip((round(mark.box[0] * scale), round(mark.box[1] * scale), round(mark.box[2] * scale),
-                     round(mark.box[3] * scale)), size)
+        box = _clip(_scaled(mark.box, scale), size)
         shapes += [_outline(_grow(box, line), line + 2, HALO), _outline(box, line, HIGHLIGHT)]
     points = [(round(x * scale), round(y * scale)) for x, y in mark.points]
     if len(points) == 2 and mark.box is None:
@@ -87,8 +90,7 @@ def change_marks(boxes: Iterable[_Box], scale: float, size: tuple[int, int]) -> 
     line = max(3, round(max(size) / 180))
     shapes = []
     for found in boxes:
-        shown = _clip((round(found[0] * scale), round(found[1] * scale), round(found[2] * scale),
-                       round(found[3] * scale)), size)
+        shown = _clip(_scaled(found, scale), size)
         shapes += [_outline(_grow(shown, line), line, HALO), _outline(shown, line, CHANGED)]
     return Marks("".join(shapes))
 

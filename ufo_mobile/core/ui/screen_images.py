@@ -141,8 +141,7 @@ class ScreenImages:
         """The unmarked screenshot reduced by ``factor`` (do not draw on it)."""
         with self.working():
             if self._work is None:
-                image = self.decoded()
-                self._work = image.reduce(self.factor) if self.factor > 1 else image
+                self._work = _working(self.decoded())
             return self._work
 
     def marked(self) -> Image.Image:
@@ -196,9 +195,7 @@ class ScreenImages:
         with self.working():
             found = self._thumbnails.get(longest_side)
             if found is None:
-                width, height = png_size(self.png)
-                factor = min(1.0, longest_side / max(width, height))
-                size = (max(1, round(width * factor)), max(1, round(height * factor)))
+                size = fitted(png_size(self.png), longest_side)
                 found = self._thumbnails[longest_side] = jpeg(self._marked(size), SMALL_QUALITY)
             return found
 
@@ -290,12 +287,25 @@ class ScreenImages:
 def clean_copy(image: Image.Image) -> Image.Image:
     """The small clean copy of a full-size screenshot, the same size ``ScreenImages.clean_jpeg``
     keeps: reduced by the working factor, then by the whole factor that keeps ``CLEAN_SIDE``."""
-    factor = working_factor(image.size)
-    return _clean_of_working(image.reduce(factor) if factor > 1 else image)
+    return _clean_of_working(_working(image))
+
+
+def fitted(size: tuple[int, int], longest_side: int) -> tuple[int, int]:
+    """``size`` scaled down (never up) so that its longest side is at most ``longest_side``."""
+    factor = min(1.0, longest_side / max(size))
+    return (max(1, round(size[0] * factor)), max(1, round(size[1] * factor))) if factor < 1.0 else size
+
+
+def _working(image: Image.Image) -> Image.Image:
+    """A full-size screenshot reduced to its working picture (``working_factor``)."""
+    return _reduced(image, working_factor(image.size))
 
 
 def _clean_of_working(image: Image.Image) -> Image.Image:
-    factor = max(1, max(image.size) // CLEAN_SIDE)
+    return _reduced(image, max(1, max(image.size) // CLEAN_SIDE))
+
+
+def _reduced(image: Image.Image, factor: int) -> Image.Image:
     return image.reduce(factor) if factor > 1 else image
 
 
