@@ -1,5 +1,5 @@
-"""``python -m ufo_mobile batch TASKS... [--devices SPEC] [--parallel N] [--log-dir DIR] [--engine local|ray]``:
-many tasks over a pool of phones, one task per phone at a time.
+"""``python -m ufo_mobile batch TASKS... [--devices SPEC] [--parallel N] [--processes N] [--log-dir DIR]
+[--engine local|ray]``: many tasks over a pool of phones, one task per phone at a time.
 
 The batch's directory (``DIR/batch-<time>-<random>/``) holds one run directory per attempt
 (``t03-<task>-a1``; ``-a2`` for the retry after a lost phone), ``batch.jsonl`` (one line per
@@ -43,6 +43,9 @@ def add_batch_parser(sub: Any) -> None:
                        help="at most N runs at a time (default: one per phone)")
     batch.add_argument("--log-dir", type=Path, default=Path("logs"), metavar="DIR",
                        help="where the batch's directory goes (default logs/)")
+    batch.add_argument("--processes", type=positive, default=1, metavar="N",
+                       help="with the local engine: spread the phones over N worker processes of this machine "
+                            "(one process runs one core's worth of steps; default 1: every run in this process)")
     batch.add_argument("--engine", choices=("local", "ray"), default="local",
                        help="local: every run in this process (asyncio, the default); ray: runs as Ray tasks on "
                             "the nodes holding the phones (pip install 'ufo-mobile[fleet]')")
@@ -66,7 +69,8 @@ def options_of(args: argparse.Namespace) -> BatchOptions:
     from ufo_mobile.fleet.batch import BatchOptions
 
     tasks = [task_path(path) for path in args.tasks]
-    return BatchOptions(tasks=tasks, devices=args.devices, parallel=args.parallel, log_dir=args.log_dir,
+    return BatchOptions(tasks=tasks, devices=args.devices, parallel=args.parallel, processes=args.processes,
+                        log_dir=args.log_dir,
                         engine=args.engine, address=args.address, cpus=args.cpus, adb_port=args.adb_port,
                         driver=args.driver, config=args.config, max_steps=args.max_steps, batch_id=args.batch_id)
 
@@ -78,7 +82,6 @@ def run_batch(args: argparse.Namespace, out: TextIO) -> int:
     from ufo_mobile.cli.console import is_terminal
     from ufo_mobile.fleet.batch import BatchRun, exit_code, prepare
     from ufo_mobile.fleet.progress import Board, LiveView, PlainView, QuietView
-    from ufo_mobile.fleet.ray_engine import RayEngine
     from ufo_mobile.fleet.results import summary_lines
 
     prepared = prepare(options_of(args))  # ConfigError: exit 2, nothing has run
@@ -89,8 +92,7 @@ def run_batch(args: argparse.Namespace, out: TextIO) -> int:
         run = BatchRun(prepared, view)
         found = asyncio.run(run.execute())
     finally:
-        if isinstance(prepared.engine, RayEngine):
-            prepared.engine.close()
+        prepared.engine.close()
     for line in summary_lines(run.info, found):
         print(line, file=out, flush=True)
     if run.record_error is not None:

@@ -25,6 +25,7 @@ from ufo_mobile.fleet.devices import Phone, Source, parse_devices, resolve, unre
 from ufo_mobile.fleet.jobs import Task
 from ufo_mobile.fleet.local import LocalEngine
 from ufo_mobile.fleet.pool import Pool
+from ufo_mobile.fleet.processes import ProcessEngine
 from ufo_mobile.fleet.progress import PlainView
 from ufo_mobile.fleet.ray_engine import RayEngine
 from ufo_mobile.fleet.scheduler import DONE, Attempt, Batch, Engine, TaskResult
@@ -40,6 +41,7 @@ class BatchOptions:
     tasks: list[Path]
     devices: str | None = None  # None: sim:1 (local), or every phone the Ray nodes advertise (--address)
     parallel: int | None = None  # None: one run per phone
+    processes: int = 1  # the local engine's processes (processes.py); more than the phones is the phones
     log_dir: Path = Path("logs")
     engine: str = "local"  # or "ray"
     address: str | None = None  # a Ray cluster to join; None: a local instance started for the batch
@@ -104,7 +106,7 @@ class Prepared:
 
     tasks: list[Task]
     phones: list[Phone]
-    engine: LocalEngine | RayEngine
+    engine: Engine
     info: results.BatchInfo
 
 
@@ -117,6 +119,10 @@ def prepare(options: BatchOptions) -> Prepared:
     """
     if options.parallel is not None and options.parallel < 1:
         raise ConfigError("must be at least 1", key="--parallel")
+    if options.processes < 1:
+        raise ConfigError("must be at least 1", key="--processes")
+    if options.engine == "ray" and options.processes != 1:
+        raise ConfigError("--processes is for the local engine (Ray places its own workers)", key="--processes")
     if options.engine == "local" and (options.address or options.cpus):
         raise ConfigError("--address and --cpus are for --engine ray", key="--address" if options.address else "--cpus")
     if options.address and options.cpus:
@@ -124,21 +130,23 @@ def prepare(options: BatchOptions) -> Prepared:
     tasks = load_tasks(options)
     sources = parse_devices(options.devices) if options.devices is not None else None
     batch_id = options.batch_id or new_batch_id()
-    engine: LocalEngine | RayEngine
+    engine: Engine
+    processes = 1
     if options.engine == "ray":
         engine = RayEngine(options.log_dir / batch_id, address=options.address, cpus=options.cpus)
         phones = engine.start(_ray_phones(options, sources))
     else:
-        engine = LocalEngine(options.log_dir / batch_id)
         phones = asyncio.run(resolve(sources or parse_devices(DEFAULT_DEVICES), adb_port=options.adb_port))
+        processes = min(options.processes, len(phones))
+        engine = (ProcessEngine(options.log_dir / batch_id, phones, processes) if processes > 1
+                  else LocalEngine(options.log_dir / batch_id))
     try:
         batch_dir = make_batch_dir(options.log_dir, batch_id)
     except BaseException:
-        if isinstance(engine, RayEngine):
-            engine.close()
+        engine.close()
         raise
     parallel = min(options.parallel or len(phones), len(phones))
-    info = results.BatchInfo(batch_id, batch_dir, engine.name, [p.name for p in phones], parallel)
+    info = results.BatchInfo(batch_id, batch_dir, engine.name, [p.name for p in phones], parallel, processes)
     return Prepared(tasks, phones, engine, info)
 
 

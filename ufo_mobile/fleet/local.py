@@ -45,3 +45,6 @@ class LocalEngine:
     def abandon(self) -> None:
         """Stop waiting for the runs in flight."""
         self._runs.abandon()
+
+    def close(self) -> None:
+        """Nothing to let go of: the runs were this process's."""

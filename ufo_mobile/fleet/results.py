@@ -37,10 +37,16 @@ class BatchInfo:
     engine: str
     phones: list[str]
     parallel: int
+    processes: int = 1  # the local engine's worker processes (batch --processes); 1: all in the batch's own
     started_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
     duration_seconds: float = 0.0
     stopped: str | None = None  # the reason the batch was stopped (a signal), if it was
     removed: dict[str, str] = field(default_factory=dict)  # phones taken out of the pool, and why
+
+    @property
+    def processes_text(self) -> str:
+        """``, 4 processes`` after the engine's name when the local engine had worker processes."""
+        return f", {self.processes} processes" if self.processes > 1 else ""
 
 
 def _relative(path: str | None, base: Path) -> str | None:
@@ -119,7 +125,7 @@ def summary_lines(info: BatchInfo, results: list[TaskResult]) -> list[str]:
     t = totals(results)
     rate = f" ({t.steps / info.duration_seconds:.2f} steps/s)" if info.duration_seconds > 0 and t.steps else ""
     lines = [f"batch {info.batch_id}: {t.tasks} task{'s' if t.tasks != 1 else ''} on {len(info.phones)} "
-             f"phone{'s' if len(info.phones) != 1 else ''} ({info.engine} engine)"
+             f"phone{'s' if len(info.phones) != 1 else ''} ({info.engine} engine{info.processes_text})"
              + (f", stopped: {printable(info.stopped, 40)}" if info.stopped else ""),
              f"finished {t.finished}, failed {t.failed}"
              + (f" ({t.needs_person} of them stopped for a person)" if t.needs_person else "")
@@ -193,8 +199,8 @@ def batch_page(info: BatchInfo, results: list[TaskResult]) -> rp.RunsPage:
                 + (f", {t.interrupted} interrupted" if t.interrupted else "")
                 + (f", {t.not_run} not run" if t.not_run else ""))
     tone = rp.OK if t.finished == t.tasks else rp.FAIL if t.failed and not t.finished else rp.OTHER
-    facts = [("batch", info.batch_id), *(("setup", line) for line in setups(results)), ("engine", info.engine),
-             ("phones", ", ".join(info.phones)),
+    facts = [("batch", info.batch_id), *(("setup", line) for line in setups(results)),
+             ("engine", info.engine + info.processes_text), ("phones", ", ".join(info.phones)),
              ("parallel", str(info.parallel)), ("started", info.started_at),
              ("duration", f"{info.duration_seconds:.1f} s"),
              ("tasks", f"{t.finished} finished, {t.failed} failed, "
@@ -228,7 +234,8 @@ def write_summary_json(info: BatchInfo, results: list[TaskResult]) -> None:
     """``batch.json``: the batch's facts and each task's final state (for scripts)."""
     t = totals(results)
     data = {"batch_id": info.batch_id, "engine": info.engine, "phones": info.phones, "parallel": info.parallel,
-            "started_at": info.started_at, "duration_seconds": info.duration_seconds, "stopped": info.stopped,
+            "processes": info.processes, "started_at": info.started_at, "duration_seconds": info.duration_seconds,
+            "stopped": info.stopped,
             "phones_lost": info.removed, **t.__dict__,
             "results": [{"task": r.task.index, "task_file": r.task.file, "task_name": r.task.name, "state": r.state,
                          "attempts": len(r.attempts), "note": r.note} for r in results]}

@@ -26,8 +26,10 @@ DONE, FAILED, INTERRUPTED, NOT_RUN = "finished", "failed", "interrupted", "not r
 
 
 class Engine(Protocol):
-    """Where the jobs of a batch run: in this process (``local.LocalEngine``) or on Ray workers
-    (``ray_engine.RayEngine``)."""
+    """Where the jobs of a batch run: in this process (``local.LocalEngine``), in worker processes of
+    this machine (``processes.ProcessEngine``) or on Ray workers (``ray_engine.RayEngine``)."""
+
+    name: str
 
     async def run(self, job: Job, phone: Phone, on_event: EventSink) -> Outcome:
         """Run ``job`` on ``phone``, passing its progress to ``on_event``; how it ended."""
@@ -43,6 +45,10 @@ class Engine(Protocol):
 
     def abandon(self) -> None:
         """Stop waiting for the runs in flight."""
+        ...
+
+    def close(self) -> None:
+        """Let go of what the engine started (worker processes, a Ray instance); the batch is over."""
         ...
 
 

@@ -78,6 +78,7 @@ def test_every_task_is_checked_before_anything_runs(tmp_path: Path, capsys: pyte
     (["--address", "auto"], ["--address", "--engine ray"]),
     (["--cpus", "2"], ["--cpus", "--engine ray"]),
     (["--engine", "ray", "--address", "auto", "--cpus", "2"], ["--cpus", "a cluster (--address) has its own"]),
+    (["--engine", "ray", "--processes", "2"], ["--processes", "the local engine"]),
 ])
 def test_bad_options_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                                          words: list[str]) -> None:
@@ -87,11 +88,12 @@ def test_bad_options_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureF
     assert not (tmp_path / "logs").exists()
 
 
-def test_parallel_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("flag", ["--parallel", "--processes"])
+def test_parallel_and_processes_must_be_positive(capsys: pytest.CaptureFixture[str], flag: str) -> None:
     with pytest.raises(SystemExit) as info:
-        run_cli("batch", str(DEMO), "--parallel", "0")
+        run_cli("batch", str(DEMO), flag, "0")
     assert info.value.code == 2
-    one_line_error(capsys, "--parallel", "must be positive, not 0")
+    one_line_error(capsys, flag, "must be positive, not 0")
 
 
 def test_the_ray_engine_without_ray_says_what_to_install(tmp_path: Path, capsys: pytest.CaptureFixture[str],
