@@ -1,7 +1,7 @@
 """Fleet benchmark: batch throughput over 1, 2, 4, 8 and 16 emulated phones, and where the host's CPU goes.
 
     python bench/fleet.py [--repeat N] [--tasks-per-phone K] [--model-latency S] [--profile NAME]
-                          [--sizes 1,2,4,8,16] [--ports PORT]
+                          [--sizes 1,2,4,8,16] [--ports PORT] [--processes P]
 
 Starts 16 emulated phones (``python -m ufo_mobile sim --port 0``, each a process of its own) behind a
 private real adb server on 127.0.0.1, then runs the local engine's batch (``ufo_mobile.fleet``, the
@@ -13,7 +13,10 @@ on Wi-Fi, 4 steps), then K-1 per phone of a task honest on a phone where the dem
 starts, so the scheduler hands each its own demo first; before every batch (not timed) every phone
 gets a fresh state (``pm clear`` of the Settings app: Wi-Fi off, the home screen in front). So every
 task is honest and should end FINISH; the table says how many did. A warm-up batch over all the
-phones runs first (each phone's app labels are read from its APKs once, then cached).
+phones runs first (each phone's app labels are read from its APKs once, then cached). With
+``--processes P`` each batch spreads its phones over P worker processes (``batch --processes``; at
+most one per phone, so the 1-phone batch is the same either way); the workers are started before
+the batch is timed, as the adb connections are, and their CPU is counted in the run's.
 
 For each pool size it prints the median over N rounds of: steps per second, the scaling against one
 phone (steps/s over the 1-phone steps/s), and the CPU time per step of each process on the host:
@@ -98,10 +101,11 @@ class Host:
     demo: Path  # the demo: turn on Wi-Fi
     check: Path  # honest after the demo: is Wi-Fi on?
     log_dir: Path
+    processes: int = 1
 
-    def cpu(self) -> dict[str, float]:
-        return {"run": time.process_time(), "phones": sum(cpu_seconds(pid) for pid in self.phone_pids),
-                "adb": cpu_seconds(self.adb_pid)}
+    def cpu(self, workers: list[int]) -> dict[str, float]:
+        return {"run": time.process_time() + sum(cpu_seconds(pid) for pid in workers),
+                "phones": sum(cpu_seconds(pid) for pid in self.phone_pids), "adb": cpu_seconds(self.adb_pid)}
 
 
 def one_batch(host: Host, size: int, per_phone: int, into: Round) -> None:
@@ -111,12 +115,17 @@ def one_batch(host: Host, size: int, per_phone: int, into: Round) -> None:
     for serial in serials:
         reset_phone(host.adb, host.adb_port, serial)
     tasks = [host.demo] * size + [host.check] * size * (per_phone - 1)
-    options = BatchOptions(tasks=tasks, devices=",".join(serials), log_dir=host.log_dir, adb_port=host.adb_port)
-    prepared = prepare(options)  # adb connect and the checks: not part of the measure
-    run = BatchRun(prepared, QuietView(Board(prepared.tasks), sys.stderr))
-    before, wall = host.cpu(), time.perf_counter()
-    found = asyncio.run(timed_loop(run.execute(), into.late))
-    wall, after = time.perf_counter() - wall, host.cpu()
+    options = BatchOptions(tasks=tasks, devices=",".join(serials), log_dir=host.log_dir, adb_port=host.adb_port,
+                           processes=host.processes)
+    prepared = prepare(options)  # adb connect, the checks and the workers: not part of the measure
+    workers = [w.process.pid for w in getattr(prepared.engine, "workers", [])]
+    try:
+        run = BatchRun(prepared, QuietView(Board(prepared.tasks), sys.stderr))
+        before, wall = host.cpu(workers), time.perf_counter()
+        found = asyncio.run(timed_loop(run.execute(), into.late))
+        wall, after = time.perf_counter() - wall, host.cpu(workers)
+    finally:
+        prepared.engine.close()
     last = [r.attempts[-1].outcome for r in found if r.attempts]
     into.tasks += len(found)
     into.steps += sum(o.steps for r in found for o in (a.outcome for a in r.attempts))
@@ -192,6 +201,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--profile", default="pixel-14", help="the emulated phones' realism profile (see sim --help)")
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), metavar="N,N,...",
                         help="the pool sizes, the first the one the others scale against (default 1,2,4,8,16)")
+    parser.add_argument("--processes", type=int, default=1, metavar="P",
+                        help="each batch's worker processes (batch --processes; default 1: all in this process)")
     parser.add_argument("--ports", type=int, default=0, metavar="PORT",
                         help="the adb server on PORT and the phones on the ports after it (default: free ports)")
     args = parser.parse_args(argv)
@@ -199,6 +210,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         args.sizes = tuple(int(n) for n in args.sizes.split(","))
     except ValueError:
         parser.error("--sizes: comma-separated numbers of phones")
+    if args.processes < 1:
+        parser.error("--processes must be at least 1")
     if args.repeat < 1 or args.tasks_per_phone < 1 or args.model_latency < 0:
         parser.error("--repeat and --tasks-per-phone must be at least 1, --model-latency at least 0")
     return args
@@ -215,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         assert server._proc is not None  # the adb server's own process, for its CPU time
         host = Host(server.adb, server.port, server._proc.pid, [p.pid for p in procs], serials,
                     write_task(folder, args.model_latency), write_check_task(folder, args.model_latency),
-                    folder / "logs")
+                    folder / "logs", args.processes)
         try:
             for serial in serials:
                 server.run("connect", serial)
