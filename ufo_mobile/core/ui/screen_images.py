@@ -157,8 +157,10 @@ class ScreenImages:
         """Whether the screenshot is black: what Android hands out for a secure (FLAG_SECURE) screen."""
         with self.working():
             if self._blank is None:
-                # a black screen compresses to a few kB; a real one never gets under this size
-                self._blank = len(self.png) <= BLANK_MAX_BYTES and is_blank_image(self.decoded())
+                # a black screen compresses to a few kB; a real one never gets under this size. Judged
+                # on the working picture, which every picture after is made from: a box average of
+                # a box average, and a tenth of the work on the full-size pixels
+                self._blank = len(self.png) <= BLANK_MAX_BYTES and is_blank_image(self.working_picture())
             return self._blank
 
     def model_image(self, size: tuple[int, int], *, marks: bool = True, clean: bool = False) -> ModelImage:
