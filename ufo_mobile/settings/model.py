@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
@@ -56,6 +57,10 @@ class ModelSettings(Strict):
     structured_output: Literal["auto", "json_schema", "off"] = Field(
         default="auto", description="auto: a JSON-schema response_format, plain JSON once the endpoint refuses it; "
                                     "json_schema: always; off: never")
+    format: Literal["auto", "json", "ui-tars"] = Field(
+        default="auto", description="how the model is prompted and answers: json (numbered controls, a JSON "
+                                    "reply), ui-tars (UI-TARS's Thought/Action with points on the screenshot); "
+                                    "auto: ui-tars for a model whose name says UI-TARS, else json")
     retry: RetrySettings = Field(default=RetrySettings(), description="retries of a failed call")
     prices: dict[str, PriceSettings] = Field(default_factory=dict, description="per model, over the built-in table")
 
@@ -84,6 +89,14 @@ class ModelSettings(Strict):
             raise ValueError("azure takes its resource URL as 'azure_endpoint' (or $AZURE_OPENAI_ENDPOINT), "
                              "not 'base_url'")
         return self
+
+    @property
+    def reply_format(self) -> Literal["json", "ui-tars"]:
+        """``format``, with ``auto`` decided from the model's name (a scripted model's is ``json``)."""
+        if self.format != "auto":
+            return self.format
+        named = self.kind != "scripted" and re.search(r"ui[-_ ]?tars", self.name, re.IGNORECASE)
+        return "ui-tars" if named else "json"
 
 
 ModelRole = Literal["manager", "executor", "text_manipulator", "scripter", "codeact"]

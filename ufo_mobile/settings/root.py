@@ -64,6 +64,13 @@ class Settings(Strict):
                  for role, change in data["models"].items()}
         return {**data, "models": roles}
 
+    @model_validator(mode="after")
+    def _formats_in_their_mode(self) -> Settings:
+        if self.mode != "direct" and self.model.reply_format != "json":
+            raise ValueError(f"model.format {self.model.reply_format} answers with points on the screenshot: it "
+                             f"works with mode direct (mode {self.mode} needs the json format)")
+        return self
+
     def model_for(self, role: str) -> ModelSettings:
         """The model settings of ``role`` (a ``ModelRole``, or "agent"): its own (``models``), else ``model``."""
         return {str(k): v for k, v in self.models.items()}.get(role, self.model)

@@ -30,6 +30,7 @@ from ufo_mobile.core.processors.data_collection import DataCollection
 from ufo_mobile.core.processors.llm_interaction import LLMInteraction
 from ufo_mobile.core.processors.memory_update import MemoryUpdate
 from ufo_mobile.core.processors.recorder import StepRecorder
+from ufo_mobile.core.processors.ui_tars import UITarsInteraction
 from ufo_mobile.core.states.base import AgentStateManager
 from ufo_mobile.core.states.mobile import MobileAgentStateManager
 from ufo_mobile.core.states.rulebook import MOBILE_RULES, Rulebook
@@ -94,7 +95,10 @@ class MobileAgent(BasicAgent):
         """Phase 2: the model phase (the run's model for this agent's role, step by step)."""
         p = self.settings.perception
         model_settings = self.settings.model_for(self.model_role)
-        return self.interaction_class(
+        kind = self.interaction_class
+        if kind is LLMInteraction and model_settings.reply_format == "ui-tars":
+            kind = UITarsInteraction
+        return kind(
             self.model, self.tools, history_steps=self.settings.agent.history_steps, vision=model_settings.vision,
             image_detail=p.image_detail, clean_screenshot=p.send_clean_screenshot,
             secret_ids=self.phone.credentials.ids(), logger=self.logger, redact=self.phone.redact,

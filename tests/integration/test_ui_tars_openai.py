@@ -1,0 +1,144 @@
+"""A UI-TARS model through the real ``openai`` client over HTTP: the test plays the model, answering in
+UI-TARS's own format with points on the picture it was sent (on the grid its image processor would put
+the picture on), and the run must turn Wi-Fi on with its taps on the controls the JSON run tapped. A
+reply it cannot use is asked about once, then the run ends FAIL with the reason."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+from ui_tars.action_parser import smart_resize
+
+from tests.fake_time import FakeTime
+from tests.faults.conftest import cli, one_line_error
+from tests.integration.test_openai_client import ENV, KEY, model_settings, server  # noqa: F401
+from tests.openai_server import OpenAIServer, chat
+from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.llm.base import Completion
+from ufo_mobile.core.llm.openai_chat import OpenAIChatModel
+from ufo_mobile.core.llm.scripted import ScriptedModel
+from ufo_mobile.core.session import Session
+from ufo_mobile.settings import LimitSettings, LogSettings, ModelSettings, Settings, TaskSettings
+from ufo_mobile.shipped import CONFIG_DIR
+
+pytestmark = pytest.mark.integration
+
+SCRIPT = CONFIG_DIR / "tasks" / "scripts" / "demo_wifi.yaml"
+
+
+def settings_for(server: OpenAIServer, logs: Path) -> Settings:  # noqa: F811
+    return Settings(mode="direct", task=TaskSettings(text="Turn on Wi-Fi"),
+                    model=model_settings(server, name="ui-tars-1.5-7b"),
+                    limits=LimitSettings(max_steps=10), logs=LogSettings(dir=logs))
+
+
+async def demo_actions(logs: Path) -> list[dict[str, Any]]:
+    """What the demo's JSON replies do on the in-process phone (actions.jsonl: taps in screen pixels)."""
+    settings = Settings(mode="direct", task=TaskSettings(text="Turn on Wi-Fi"), limits=LimitSettings(max_steps=10),
+                        model=ModelSettings(script=SCRIPT), logs=LogSettings(dir=logs))
+    result = await Session(settings, model=ScriptedModel(ScriptedModel.from_file(SCRIPT).script.for_mode("direct")),
+                           device=SimDriver()).run()
+    assert result.status == "FINISH", result.reason
+    return [json.loads(line) for line in (result.run_dir / "actions.jsonl").read_text().splitlines()]
+
+
+def picture_size(messages: Any) -> tuple[int, int]:
+    """The size of the screenshot in the last message (the model sees it)."""
+    for part in messages[-1].content:
+        data = getattr(part, "data", None)
+        if data:
+            return Image.open(io.BytesIO(data)).size
+    raise AssertionError("no screenshot sent")
+
+
+class UITars:
+    """The model: each turn, the next of ``actions`` said as UI-TARS says it, its point put on the
+    picture it was sent; the answer goes to the local server first, and the real client fetches it."""
+
+    def __init__(self, client: OpenAIChatModel, server: OpenAIServer, actions: list[dict[str, Any]],  # noqa: F811
+                 screen: tuple[int, int]) -> None:
+        self.client, self.server, self.actions, self.screen = client, server, list(actions), screen
+        self.name = client.name
+        self.sent: list[str] = []
+        self.pictures: list[tuple[int, int]] = []
+
+    async def complete(self, messages: Any, *, schema: Any = None) -> Completion:
+        self.pictures.append(picture_size(messages))
+        self.server.push(chat(self.say(self.pictures[-1]), prompt_tokens=900, completion_tokens=30))
+        return await self.client.complete(messages, schema=schema)
+
+    def say(self, picture: tuple[int, int]) -> str:
+        if not self.actions:
+            text = "Thought: The Use Wi-Fi switch is on.\nAction: finished(content='Wi-Fi is on.')"
+        else:
+            action = self.actions.pop(0)
+            if action["action"] == "start_app":
+                text = "Thought: Settings holds Wi-Fi.\nAction: open_app(app_name='Settings')"
+            else:
+                height, width = smart_resize(picture[1], picture[0])
+                x, y = action["args"]["x"], action["args"]["y"]
+                px, py = round(x * width / self.screen[0]), round(y * height / self.screen[1])
+                text = f"Thought: Tap it.\nAction: click(point='<point>{px} {py}</point>')"
+        self.sent.append(text)
+        return text
+
+
+async def test_a_ui_tars_model_turns_wifi_on_through_the_openai_client(server: OpenAIServer,  # noqa: F811
+                                                                       tmp_path: Path) -> None:
+    wanted = await demo_actions(tmp_path / "json")
+    settings = settings_for(server, tmp_path / "logs")
+    client = OpenAIChatModel.from_settings(settings.model, ENV, clock=FakeTime([0.5]).clock())
+    model = UITars(client, server, wanted, (1080, 2400))
+    driver = SimDriver()
+    try:
+        result = await Session(settings, model=model, device=driver).run()  # type: ignore[arg-type]
+    finally:
+        await client.aclose()
+    assert (result.status, result.answer) == ("FINISH", "Wi-Fi is on."), result.reason
+    assert driver.phone.state("com.android.settings")["wifi"] is True
+    done = [json.loads(line) for line in (result.run_dir / "actions.jsonl").read_text().splitlines()]
+    assert [a["action"] for a in done] == [a["action"] for a in wanted]
+    for ours, json_run in zip(done, wanted, strict=True):  # the same taps, to within a pixel
+        if ours["action"] == "tap":
+            assert abs(ours["args"]["x"] - json_run["args"]["x"]) <= 1
+            assert abs(ours["args"]["y"] - json_run["args"]["y"]) <= 1
+    for request in server.requests:
+        body = request.body
+        assert "response_format" not in body  # a text reply, no JSON schema
+        assert "## Action Space" in body["messages"][0]["content"]
+        user = body["messages"][-1]["content"]
+        assert any(part["type"] == "image_url" for part in user)
+        assert "Turn on Wi-Fi" in json.dumps(user) and "[1]" not in json.dumps(user)  # no control list
+    for width, height in model.pictures:  # the screen, scaled whole
+        assert abs(width / height - 1080 / 2400) < 0.01
+    steps = [json.loads(line) for line in (result.run_dir / "steps.jsonl").read_text().splitlines()]
+    assert steps[1]["action"]["name"] == "click_at" and steps[-1]["status"] == "FINISH"
+    assert KEY not in json.dumps([r.body for r in server.requests])
+
+
+async def test_a_reply_it_cannot_read_is_asked_about_once_then_the_run_fails(server: OpenAIServer,  # noqa: F811
+                                                                             tmp_path: Path) -> None:
+    settings = settings_for(server, tmp_path / "logs")
+    server.push(chat("I would open Settings."), chat("Thought: Settings.\nAction: fly(to='moon')"))
+    model = OpenAIChatModel.from_settings(settings.model, ENV, clock=FakeTime([0.5]).clock())
+    try:
+        result = await Session(settings, model=model, device=SimDriver()).run()
+    finally:
+        await model.aclose()
+    assert result.status == "FAIL" and "invalid twice" in result.reason, result.reason
+    reask = server.requests[1].body["messages"][-1]["content"]
+    assert 'no "Action:" line' in str(reask) and "Action Space" in str(reask)
+
+
+def test_the_ui_tars_format_in_another_mode_is_a_one_line_error(tmp_path: Path) -> None:
+    task = tmp_path / "t.yaml"
+    task.write_text("task: {text: Turn on Wi-Fi}\nmode: codeact\n"
+                    "model: {kind: openai_compatible, base_url: 'http://127.0.0.1:9/v1', format: ui-tars}\n")
+    code, _, err = cli("run", str(task), cwd=tmp_path)
+    one_line_error(code, err, "t.yaml", "mode direct")
+
