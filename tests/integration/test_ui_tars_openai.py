@@ -47,6 +47,11 @@ async def demo_actions(logs: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in (result.run_dir / "actions.jsonl").read_text().splitlines()]
 
 
+def text_of(content: Any) -> str:
+    """A message's text as sent (its text parts, in order)."""
+    return content if isinstance(content, str) else "\n".join(p["text"] for p in content if p["type"] == "text")
+
+
 def picture_size(messages: Any) -> tuple[int, int]:
     """The size of the screenshot in the last message (the model sees it)."""
     for part in messages[-1].content:
@@ -111,9 +116,13 @@ async def test_a_ui_tars_model_turns_wifi_on_through_the_openai_client(server: O
         body = request.body
         assert "response_format" not in body  # a text reply, no JSON schema
         assert "## Action Space" in body["messages"][0]["content"]
+        assert "## User Instruction\nTurn on Wi-Fi" in text_of(body["messages"][1]["content"])  # first
+        roles = [m["role"] for m in body["messages"]]  # then the turns, the model's and the user's in turn
+        assert roles[:2] == ["system", "user"] and all(a != b for a, b in zip(roles[1:], roles[2:], strict=False))
         user = body["messages"][-1]["content"]
         assert any(part["type"] == "image_url" for part in user)
-        assert "Turn on Wi-Fi" in json.dumps(user) and "[1]" not in json.dumps(user)  # no control list
+        said = json.dumps(body["messages"][1:])  # only the model's own terms: no control numbers or pixels
+        assert "[1]" not in said and "click_at" not in said and "x=" not in said
     for width, height in model.pictures:  # the screen, scaled whole
         assert abs(width / height - 1080 / 2400) < 0.01
     steps = [json.loads(line) for line in (result.run_dir / "steps.jsonl").read_text().splitlines()]

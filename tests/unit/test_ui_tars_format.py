@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from ui_tars.action_parser import smart_resize
 
-from ufo_mobile.core.processors.ui_tars import parse_ui_tars
+from ufo_mobile.core.processors.ui_tars import on_grid, parse_ui_tars
 from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.errors import LLMOutputParseError
 from ufo_mobile.settings import ModelSettings, Settings
@@ -103,3 +103,20 @@ def test_the_ui_tars_format_is_for_the_direct_mode() -> None:
         Settings.model_validate({"mode": "codeact", "task": {"text": "Turn on Wi-Fi"},
                                  "model": {"kind": "openai_compatible", "format": "ui-tars",
                                            "base_url": "http://127.0.0.1:1/v1"}})
+
+
+def test_the_setup_line_names_a_format_other_than_json() -> None:
+    from ufo_mobile.report.setup import describe_model
+
+    base = {"kind": "openai_compatible", "base_url": "http://127.0.0.1:8000/v1"}
+    assert describe_model({**base, "name": "ui-tars-1.5-7b", "format": "auto"}) == \
+        "openai_compatible ui-tars-1.5-7b at 127.0.0.1:8000 (ui-tars format)"
+    assert describe_model({**base, "name": "qwen2.5vl:7b", "format": "auto"}) == \
+        "openai_compatible qwen2.5vl:7b at 127.0.0.1:8000"
+
+
+@pytest.mark.parametrize("size", [(512, 1139), (1080, 2400), (720, 1600), (1139, 512), (300, 280)])
+def test_the_picture_is_sent_on_the_models_own_grid(size: tuple[int, int]) -> None:
+    width, height = on_grid(size)
+    assert (width % 28, height % 28) == (0, 0) and width <= max(size[0], 28) and height <= max(size[1], 28)
+    assert smart_resize(height, width) == (height, width)  # what the model sees is what was sent

@@ -122,7 +122,8 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
                         parallel=args.parallel, on_record=on_record, on_event=view.event)
     if not args.quiet:  # --quiet: only the table and the scores
         console.print(f"eval: {len(tasks)} tasks x {args.repeat} = {len(runs)} runs, model "
-                      f"{printable(campaign.model_label)}, mode {settings.mode} -> {printable(str(directory))}",
+                      f"{printable(campaign.model_label)} ({settings.model.reply_format} format), mode {settings.mode} "
+                      f"-> {printable(str(directory))}",
                       markup=False, highlight=False)
     started = time.monotonic()
     try:
@@ -130,7 +131,8 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
             records = asyncio.run(_run(campaign))
     finally:
         writer.close()
-    meta = {"suite": [str(p) for p in args.suite], "model": campaign.model_label, "mode": settings.mode,
+    meta = {"suite": [str(p) for p in args.suite], "model": campaign.model_label,
+            "format": settings.model.reply_format, "mode": settings.mode,
             "setup": eval_setup(settings, builtin), "repeat": args.repeat, "seed": args.seed,
             "planned_runs": len(runs), "stopped": campaign.stopped,
             "wall_seconds": round(time.monotonic() - started, 3)}

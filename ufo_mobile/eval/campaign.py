@@ -170,4 +170,5 @@ class Campaign:
             self.on_event(RunEvent("end", index))
         if outcome.write_failure is not None:
             self.cannot_write(outcome.write_failure)
-        return {**outcome.to_json(), "repeat": planned.repeat, "model": self.model_label, "mode": self.settings.mode}
+        return {**outcome.to_json(), "repeat": planned.repeat, "model": self.model_label,
+                "format": self.settings.model.reply_format, "mode": self.settings.mode}

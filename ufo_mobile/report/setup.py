@@ -12,6 +12,7 @@ from pathlib import PurePath
 from typing import Any
 
 from ufo_mobile.core.llm.endpoint import host_of
+from ufo_mobile.settings.model import reply_format
 
 REPLAY_ONLY = "no model (replay only)"
 
@@ -53,7 +54,8 @@ def describe_device(device: Mapping[str, Any]) -> str:
 
 def describe_model(model: Mapping[str, Any]) -> str:
     """``scripted model demo_wifi.yaml``, ``openai gpt-4o``, ``openai_compatible NAME at HOST``,
-    ``azure DEPLOYMENT at HOST``."""
+    ``azure DEPLOYMENT at HOST``; ``(ui-tars format)`` after a model that answers in another format
+    than the json one."""
     kind = str(model.get("kind") or "scripted")
     if kind == "scripted":
         script = model.get("script")
@@ -62,4 +64,6 @@ def describe_model(model: Mapping[str, Any]) -> str:
         else str(model.get("name") or "?")
     url = model.get("azure_endpoint") if kind == "azure" else model.get("base_url")
     host = host_of(url) if isinstance(url, str) else None
-    return f"{kind} {name} at {host}" if host else f"{kind} {name}"
+    answers = reply_format(kind, str(model.get("name") or ""), str(model.get("format") or "auto"))
+    return (f"{kind} {name} at {host}" if host else f"{kind} {name}") + \
+        (f" ({answers} format)" if answers != "json" else "")

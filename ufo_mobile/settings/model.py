@@ -92,11 +92,17 @@ class ModelSettings(Strict):
 
     @property
     def reply_format(self) -> Literal["json", "ui-tars"]:
-        """``format``, with ``auto`` decided from the model's name (a scripted model's is ``json``)."""
-        if self.format != "auto":
-            return self.format
-        named = self.kind != "scripted" and re.search(r"ui[-_ ]?tars", self.name, re.IGNORECASE)
-        return "ui-tars" if named else "json"
+        """``format``, with ``auto`` decided from the model's name (``reply_format``)."""
+        return reply_format(self.kind, self.name, self.format)
+
+
+def reply_format(kind: str, name: str, setting: str) -> Literal["json", "ui-tars"]:
+    """The format a model answers in: ``setting`` unless it is ``auto``; then ``ui-tars`` for a model
+    whose name says UI-TARS (a scripted model's is ``json``)."""
+    if setting in ("json", "ui-tars"):
+        return "json" if setting == "json" else "ui-tars"
+    named = kind != "scripted" and re.search(r"ui[-_ ]?tars", name, re.IGNORECASE)
+    return "ui-tars" if named else "json"
 
 
 ModelRole = Literal["manager", "executor", "text_manipulator", "scripter", "codeact"]

@@ -37,8 +37,13 @@ EXPECTED = {
         "older": {"turns"}, "latest": {"turns"}, "user": {"request", "current_app", "apps", "screen"},
         "blocked": set(), "reask": {"error"},
     },
+    "ui_tars": {
+        "system": {"untrusted", "approval", "person"}, "request": {"request"},
+        "user": {"budget", "current_app", "apps"}, "output_schema": {"schema"}, "memory": {"memory"},
+        "blocked": set(), "reask": {"error"},
+    },
     "contract": {
-        "approval": {"flag"}, "person_present": set(), "person_absent_refuse": set(), "person_absent_stop": set(),
+        "approval": {"flag", "plain"}, "person_present": set(), "person_absent_refuse": set(), "person_absent_stop": set(),
         "person_absent_approve": set(), "labels": set(), "untrusted": set(),
     },
 }

@@ -106,10 +106,11 @@ class LLMInteraction:
         """The final answer's JSON schema, for the prompt."""
         return self.output.schema_text() if self.output is not None else None
 
-    def contract_parts(self, flag: str = '"confirm": true in the action') -> dict[str, str]:
-        """The parts of the contract every agent states alike (``prompts/contract.yaml``)."""
+    def contract_parts(self, flag: str = '"confirm": true in the action', plain: str = "unmarked") -> dict[str, str]:
+        """The parts of the contract every agent states alike (``prompts/contract.yaml``): ``flag`` is
+        how an action asks for approval, ``plain`` how one the request approves is done."""
         c = self.contract
-        return {"labels": c.render("labels"), "approval": c.render("approval", flag=flag),
+        return {"labels": c.render("labels"), "approval": c.render("approval", flag=flag, plain=plain),
                 "person": self.attendance.person_text(c), "untrusted": c.render("untrusted")}
 
     def system_prompt(self, screen_size: tuple[int, int]) -> str:

@@ -22,7 +22,8 @@ from typing import Any
 
 from ufo_mobile.core.llm.prompt import PromptTemplates, compose
 from ufo_mobile.core.llm.reply import ActionCall, AgentReply
-from ufo_mobile.core.memory.messages import ChatMessage
+from ufo_mobile.core.memory.messages import ChatMessage, ContentPart, TextPart
+from ufo_mobile.core.memory.records import StepRecord
 from ufo_mobile.core.processors.context import Observation, StepContext
 from ufo_mobile.core.processors.llm_interaction import MEMORY_ITEMS, LLMInteraction, app_list
 from ufo_mobile.core.status import MobileAgentStatus
@@ -45,7 +46,7 @@ class UITarsInteraction(LLMInteraction):
         self.max_actions = 2  # one action of the model's; a typed text it submits is two of ours
 
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
-        parts = self.contract_parts(flag="a call_user() asking for approval first")
+        parts = self.contract_parts(flag="a call_user() asking for approval first", plain="without asking")
         main = self.templates.render("system", untrusted=parts["untrusted"], approval=parts["approval"],
                                      person=parts["person"])
         output = self.templates.render("output_schema", schema=self.output_schema) if self.output_schema else ""
@@ -54,7 +55,7 @@ class UITarsInteraction(LLMInteraction):
     def user_text(self, ctx: StepContext, obs: Observation) -> str:
         memory = ctx.shared.fast_memory[-MEMORY_ITEMS:]
         return compose([
-            self.templates.render("user", request=ctx.request, budget=ctx.budget().line(),
+            self.templates.render("user", budget=ctx.budget().line(),
                                   current_app=obs.current_app.package or "?", apps=app_list(obs.apps)),
             self.templates.render("memory", memory="\n".join(f"- {m}" for m in memory)) if memory else "",
             self.templates.render("blocked") if obs.screenshot_blocked else "",
@@ -62,9 +63,40 @@ class UITarsInteraction(LLMInteraction):
 
     async def conversation(self, ctx: StepContext) -> list[ChatMessage]:
         obs = ctx.observation
-        if obs is not None:  # the plain screenshot: the model points on what it sees
+        if obs is not None:  # the plain screenshot, on the model's own grid: it points on what it sees
             obs.model_image_marks, obs.model_image_with_clean = False, False
+            if obs.model_image_size is not None:
+                obs.model_image_size = on_grid(obs.model_image_size)
         return await super().conversation(ctx)
+
+    def build_messages(self, ctx: StepContext) -> list[ChatMessage]:
+        """The request first, then each earlier turn as the model wrote it and what came of it (in its
+        own terms: no control numbers, no screen pixels), then the screen now; the last turn's outcome
+        and the screen now are one message."""
+        obs = ctx.observation
+        assert obs is not None, "data collection must run first"
+        records = ctx.shared.step_records
+        kept = records[-self.history_steps:] if self.history_steps > 0 else []
+        older = records[: len(records) - len(kept)]
+        changes = ctx.shared.screen_changes
+        messages = [ChatMessage(role="system", content=self.system_prompt(obs.screen_size)),
+                    ChatMessage(role="user", content=self.templates.render("request", request=ctx.request))]
+        if older:
+            lines = [f"- turn {n}: {_action_line(r.raw_reply) or r.status} -> {'done' if r.success else 'failed'}"
+                     for n, r in enumerate(older, 1)]
+            messages.append(ChatMessage(role="user", content="Earlier turns, in short:\n" + "\n".join(lines)))
+        outcome = ""
+        for n, record in enumerate(kept, len(older) + 1):
+            if outcome:
+                messages.append(ChatMessage(role="user", content=outcome))
+            if record.raw_reply:
+                messages.append(ChatMessage(role="assistant", content=record.raw_reply))
+            outcome = _outcome(record, n, changes.get(str(record.step), ""))
+        if outcome:
+            messages.append(ChatMessage(role="user", content=outcome))
+        now = ChatMessage(role="user", content=[TextPart(text=self.user_text(ctx, obs)),
+                                                *self.images(obs, self.model_of(ctx))])
+        return _alternating([*messages, now])
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
         obs = ctx.observation
@@ -82,6 +114,61 @@ class UITarsInteraction(LLMInteraction):
         if reply.status == MobileAgentStatus.FINISH and self.output is not None:
             self.output.extract(reply.result)
         return reply
+
+
+def on_grid(size: tuple[int, int]) -> tuple[int, int]:
+    """``size`` (width, height) brought down to the 28-pixel grid UI-TARS's image processor puts a
+    picture on (``smart_resize``): sent at that size, the picture is exactly what the model sees, and
+    a point on it is read back without rounding from one grid to another."""
+    from ui_tars.action_parser import IMAGE_FACTOR, smart_resize
+
+    width, height = (max(IMAGE_FACTOR, side - side % IMAGE_FACTOR) for side in size)
+    height, width = smart_resize(height, width)
+    return width, height
+
+
+def _alternating(messages: list[ChatMessage]) -> list[ChatMessage]:
+    """``messages`` with each run of user messages made one (their texts in order, the pictures last):
+    the model's turns and the user's alternate, as its chat template expects."""
+    merged: list[ChatMessage] = []
+    for message in messages:
+        if merged and message.role == "user" and merged[-1].role == "user":
+            before = merged.pop()
+            parts = [*_parts(before), *_parts(message)]
+            texts = [p for p in parts if isinstance(p, TextPart)]
+            joined = TextPart(text=compose([p.text for p in texts]))
+            message = ChatMessage(role="user", content=[joined, *(p for p in parts if not isinstance(p, TextPart))])
+        merged.append(message)
+    return merged
+
+
+def _parts(message: ChatMessage) -> list[ContentPart]:
+    return [TextPart(text=message.content)] if isinstance(message.content, str) else list(message.content)
+
+
+def _action_line(reply: str) -> str:
+    """The ``Action:`` of a reply, as the model wrote it."""
+    found = re.search(r"Action:\s*(.+)", reply)
+    return " ".join(found.group(1).split())[:200] if found else ""
+
+
+def _outcome(record: StepRecord, turn: int, change: str) -> str:
+    """What came of a turn, in the model's terms."""
+    if record.status in ("PENDING", "TAKEOVER") and record.summary:
+        return f"Turn {turn}: you called the user ({record.reason}); {record.summary}"
+    if record.error:
+        return f"Turn {turn} failed before acting: {record.error}"
+    if record.action is None:
+        return f"Turn {turn}: no action ({record.status})."
+    failed = [o for o in record.outcomes if not o.success]
+    text = f"Turn {turn}: done." if record.success else \
+        f"Turn {turn}: failed: {_plain(failed[0].summary if failed else record.summary)}"
+    return text + (f"\nThen on the screen: {change}" if change else "")
+
+
+def _plain(summary: str) -> str:
+    """A failure's reason without the control numbers this format never shows."""
+    return re.sub(r"\s*\[\d+\]", "", summary)
 
 
 def parse_ui_tars(text: str, picture: tuple[int, int], screen: tuple[int, int]) -> AgentReply:
