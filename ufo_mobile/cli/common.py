@@ -66,9 +66,15 @@ def positive(text: str) -> int:
     return value
 
 
+FORMATS = ("auto", "json", "ui-tars")
+FORMAT_HELP = "how the model is prompted and answers (model.format): json, ui-tars, or auto (by the model's name)"
+
+
 def model_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """``--provider``, ``--model`` and ``--base-url`` as ``model`` settings."""
+    """``--provider``, ``--model``, ``--base-url`` and ``--format`` as ``model`` settings."""
     out: dict[str, Any] = {}
+    if getattr(args, "format", None) is not None:
+        out["format"] = args.format
     if args.provider is not None:
         out["kind"] = args.provider
     if args.model is not None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit, urlunsplit
 
 from ufo_mobile import shipped
-from ufo_mobile.cli.common import EXIT_OK, EXIT_USAGE, MODES, PROVIDERS, device_overrides, err, model_overrides
+from ufo_mobile.cli.common import EXIT_OK, EXIT_USAGE, FORMATS, MODES, PROVIDERS, device_overrides, err, model_overrides
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.safe_text import printable
 from ufo_mobile.settings import ENV_KEYS, user_config_path, write_starter  # light: no pydantic
@@ -48,6 +48,7 @@ def add_config_parser(sub: Any) -> None:
     config.add_argument("--base-url", metavar="URL", help="the model server's URL, as run --base-url takes")
     config.add_argument("--device", metavar="SERIAL", help="'sim' or a phone's adb serial, as run --device takes")
     config.add_argument("--driver", choices=("adb", "u2"), help="with a real phone: adb or u2, as run --driver takes")
+    config.add_argument("--format", choices=FORMATS, help="as run --format takes")
     config.add_argument("--mode", choices=MODES, help="direct, reasoning or codeact, as run --mode takes")
 
 

@@ -24,7 +24,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ufo_mobile.cli.common import EXIT_FAIL, EXIT_OK, MODES, PROVIDERS, err, fraction, model_overrides, positive
+from ufo_mobile.cli.common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    FORMATS,
+    MODES,
+    PROVIDERS,
+    err,
+    fraction,
+    model_overrides,
+    positive,
+)
 from ufo_mobile.errors import ConfigError, RunWriteError
 from ufo_mobile.safe_text import printable
 from ufo_mobile.shipped import suite_path
@@ -62,6 +72,7 @@ def add_eval_parser(sub: Any) -> None:
     ev.add_argument("--provider", choices=PROVIDERS,
                     help="the model's kind (model.kind), as for run")
     ev.add_argument("--base-url", metavar="URL", help="the server's API URL (model.base_url), as for run")
+    ev.add_argument("--format", choices=FORMATS, help="as for run")
     ev.add_argument("--mode", choices=MODES, help="how the agent works, as for run")
     ev.add_argument("--repeat", type=positive, default=1, metavar="K",
                     help="run each task K times, the r-th time with the variant of seed SEED+r (default 1); "

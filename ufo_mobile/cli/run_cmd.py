@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 from ufo_mobile.cli.common import (
     EXIT_FAIL,
     EXIT_OK,
+    FORMAT_HELP,
+    FORMATS,
     MODES,
     PROVIDERS,
     device_overrides,
@@ -55,6 +57,7 @@ def add_run_parser(sub: Any) -> None:
     run.add_argument("--base-url", metavar="URL",
                      help="the server's API URL (model.base_url), e.g. http://localhost:11434/v1; "
                           "for azure the resource endpoint (model.azure_endpoint)")
+    run.add_argument("--format", choices=FORMATS, help=FORMAT_HELP)
     run.add_argument("--mode", choices=MODES,
                      help="how the agent works (mode): direct (one JSON action per step, the default), reasoning "
                           "(a manager plans, an executor acts per subgoal) or codeact (the model writes Python "

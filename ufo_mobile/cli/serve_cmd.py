@@ -17,7 +17,7 @@ import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ufo_mobile.cli.common import EXIT_OK, MODES, PROVIDERS, err, model_overrides, port_number, positive
+from ufo_mobile.cli.common import EXIT_OK, FORMATS, MODES, PROVIDERS, err, model_overrides, port_number, positive
 from ufo_mobile.errors import ConfigError
 from ufo_mobile.safe_text import printable
 from ufo_mobile.secret_env import take
@@ -60,6 +60,7 @@ def add_serve_parser(sub: Any) -> None:
                        help="the model's kind (model.kind), as for run")
     serve.add_argument("--model", metavar="NAME", help="the model's name (model.name), as for run")
     serve.add_argument("--base-url", metavar="URL", help="the server's API URL (model.base_url), as for run")
+    serve.add_argument("--format", choices=FORMATS, help="as for run")
     serve.add_argument("--mode", choices=MODES,
                        help="how the agent works, as for run (a TASK may choose its own)")
     serve.add_argument("--max-steps", type=positive, metavar="N", help="limits.max_steps of every task (a TASK may "

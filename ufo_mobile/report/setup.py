@@ -57,13 +57,13 @@ def describe_model(model: Mapping[str, Any]) -> str:
     ``azure DEPLOYMENT at HOST``; ``(ui-tars format)`` after a model that answers in another format
     than the json one."""
     kind = str(model.get("kind") or "scripted")
+    answers = reply_format(kind, str(model.get("name") or ""), str(model.get("format") or "auto"))
+    suffix = f" ({answers} format)" if answers != "json" else ""
     if kind == "scripted":
         script = model.get("script")
-        return f"scripted model {PurePath(str(script)).name}" if script else "scripted model"
+        return (f"scripted model {PurePath(str(script)).name}" if script else "scripted model") + suffix
     name = str(model.get("azure_deployment") or model.get("name") or "?") if kind == "azure" \
         else str(model.get("name") or "?")
     url = model.get("azure_endpoint") if kind == "azure" else model.get("base_url")
     host = host_of(url) if isinstance(url, str) else None
-    answers = reply_format(kind, str(model.get("name") or ""), str(model.get("format") or "auto"))
-    return (f"{kind} {name} at {host}" if host else f"{kind} {name}") + \
-        (f" ({answers} format)" if answers != "json" else "")
+    return (f"{kind} {name} at {host}" if host else f"{kind} {name}") + suffix

@@ -43,8 +43,8 @@ EXPECTED = {
         "blocked": set(), "reask": {"error"},
     },
     "contract": {
-        "approval": {"flag", "plain"}, "person_present": set(), "person_absent_refuse": set(), "person_absent_stop": set(),
-        "person_absent_approve": set(), "labels": set(), "untrusted": set(),
+        "approval": {"flag", "plain"}, "person_present": set(), "person_absent_refuse": set(),
+        "person_absent_stop": set(), "person_absent_approve": set(), "labels": set(), "untrusted": set(),
     },
 }
 

@@ -23,7 +23,7 @@ def make_model(settings: ModelSettings, *, env: Mapping[str, str] | None = None,
         if settings.script is None:
             raise ConfigError("the scripted model needs a reply script", key="model.script")
         model = ScriptedModel.from_file(settings.script)
-        model.script = model.script.for_mode(mode)
+        model.script = model.script.for_mode(mode, settings.reply_format)
         return model
     from ufo_mobile.core.llm.openai_chat import OpenAIChatModel
 

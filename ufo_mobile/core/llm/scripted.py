@@ -61,16 +61,28 @@ def _brief(entry: Any) -> str:
 
 class Script(BaseModel):
     """A script file's content: the replies in order, an optional delay before each, whether the
-    last one repeats, and other modes' replies (``modes``)."""
+    last one repeats, and the replies in other modes (``modes``) and other formats (``formats``,
+    ``model.format``: a UI-TARS model's text replies, for the direct mode)."""
 
     model_config = ConfigDict(extra="forbid")
     delay_seconds: float = Field(default=0.0, ge=0)
     repeat_last: bool = False
     replies: list[str | dict[str, Any]] = Field(min_length=1)
     modes: dict[str, list[str | dict[str, Any]]] = Field(default_factory=dict)
+    formats: dict[str, list[str | dict[str, Any]]] = Field(default_factory=dict)
 
-    def for_mode(self, mode: str) -> Script:
-        """The script a run in ``mode`` replays (``replies`` unless ``modes`` has that mode)."""
+    def for_mode(self, mode: str, reply_format: str = "json") -> Script:
+        """The script a run in ``mode`` replays (``replies`` unless ``modes`` has that mode), or, for a
+        model answering in another format than json, that format's replies.
+
+        Raises:
+            ConfigError: the script has no replies in ``reply_format``.
+        """
+        if reply_format != "json":
+            if reply_format not in self.formats:
+                raise ConfigError(f"the script has no replies in the {reply_format} format (formats: "
+                                  f"{reply_format}: [...])", key="model.script")
+            return self.model_copy(update={"replies": self.formats[reply_format], "modes": {}, "formats": {}})
         if mode == "direct" or mode not in self.modes:
             return self
         return self.model_copy(update={"replies": self.modes[mode], "modes": {}})
