@@ -16,6 +16,7 @@ by signal N (the records of every run that ended are kept).
 from __future__ import annotations
 
 import argparse
+import difflib
 import fnmatch
 import secrets
 import signal
@@ -243,10 +244,14 @@ def select(tasks: list[SuiteTask], patterns: str | None) -> list[SuiteTask]:
     if patterns is None:
         return tasks
     wanted = [p.strip() for p in patterns.split(",") if p.strip()]
-    chosen = [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in wanted)]
-    if not chosen:
-        raise ConfigError(f"no task id matches {patterns!r}", key="--tasks")
-    return chosen
+    ids = [t.id for t in tasks]
+    for pattern in wanted:  # each pattern names something: a typo is not a smaller evaluation
+        if not fnmatch.filter(ids, pattern):
+            near = difflib.get_close_matches(pattern, ids, n=3)
+            listed = ", ".join(ids[:6]) + (", ..." if len(ids) > 6 else "")
+            hint = f" (did you mean {', '.join(near)}?)" if near else f" ({len(ids)} tasks: {listed})"
+            raise ConfigError(f"no task id matches {pattern!r}{hint}", key="--tasks")
+    return [t for t in tasks if any(fnmatch.fnmatchcase(t.id, p) for p in wanted)]
 
 
 def eval_settings(args: argparse.Namespace) -> tuple[BuiltinModel | None, Settings]:

@@ -106,6 +106,9 @@ def test_a_real_model_over_http_is_scored_with_its_tokens_and_cost(tmp_path: Pat
     (["eval"], "suite: give a suite folder"),
     (["eval", "no/such/suite"], "no/such/suite: no such suite folder or task file"),
     (["eval", str(SUITE), "--tasks", "nothing-*", "--model", "oracle"], "--tasks: no task id matches"),
+    # one pattern of several that names nothing is a typo, not a smaller evaluation
+    (["eval", str(SUITE), "--tasks", "settings-dark-theme,messages-reply-last", "--model", "oracle"],
+     "--tasks: no task id matches 'messages-reply-last' (did you mean messages-"),
     (["eval", str(SUITE)], "--model: eval needs a model: --model oracle, --model give-up, or a real model"),
     (["eval", str(SUITE), "--model", "oracle", "--provider", "openai"], "--model: --model oracle is built in"),
     (["eval", str(SUITE), "--model", "oracle", "--mode", "reasoning"],

@@ -39,7 +39,8 @@ EXPECTED = {
     },
     "ui_tars": {
         "system": {"untrusted", "approval", "person"}, "request": {"request"},
-        "user": {"budget", "current_app", "apps"}, "output_schema": {"schema"}, "memory": {"memory"},
+        "user": {"width", "height", "budget", "current_app", "apps"}, "output_schema": {"schema"},
+        "memory": {"memory"},
         "blocked": set(), "reask": {"error"},
     },
     "contract": {

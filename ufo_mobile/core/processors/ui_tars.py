@@ -54,8 +54,9 @@ class UITarsInteraction(LLMInteraction):
 
     def user_text(self, ctx: StepContext, obs: Observation) -> str:
         memory = ctx.shared.fast_memory[-MEMORY_ITEMS:]
+        width, height = obs.model_image_size or obs.screen_size
         return compose([
-            self.templates.render("user", budget=ctx.budget().line(),
+            self.templates.render("user", budget=ctx.budget().line(), width=width, height=height,
                                   current_app=obs.current_app.package or "?", apps=app_list(obs.apps)),
             self.templates.render("memory", memory="\n".join(f"- {m}" for m in memory)) if memory else "",
             self.templates.render("blocked") if obs.screenshot_blocked else "",
