@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from ui_tars.action_parser import smart_resize
 
-from ufo_mobile.core.processors.ui_tars import on_grid, parse_ui_tars
+from ufo_mobile.core.processors.pointing import on_grid
+from ufo_mobile.core.processors.ui_tars import parse_ui_tars
 from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.errors import LLMOutputParseError
 from ufo_mobile.settings import ModelSettings, Settings
