@@ -57,10 +57,11 @@ class ModelSettings(Strict):
     structured_output: Literal["auto", "json_schema", "off"] = Field(
         default="auto", description="auto: a JSON-schema response_format, plain JSON once the endpoint refuses it; "
                                     "json_schema: always; off: never")
-    format: Literal["auto", "json", "ui-tars"] = Field(
+    format: Literal["auto", "json", "ui-tars", "qwen-vl"] = Field(
         default="auto", description="how the model is prompted and answers: json (numbered controls, a JSON "
-                                    "reply), ui-tars (UI-TARS's Thought/Action with points on the screenshot); "
-                                    "auto: ui-tars for a model whose name says UI-TARS, else json")
+                                    "reply), ui-tars (UI-TARS's Thought/Action with points on the screenshot), "
+                                    "qwen-vl (Qwen2.5-VL's mobile_use tool calls, as GUI-Owl answers); auto: "
+                                    "ui-tars or qwen-vl for a model whose name says UI-TARS or GUI-Owl, else json")
     retry: RetrySettings = Field(default=RetrySettings(), description="retries of a failed call")
     prices: dict[str, PriceSettings] = Field(default_factory=dict, description="per model, over the built-in table")
 
@@ -91,18 +92,25 @@ class ModelSettings(Strict):
         return self
 
     @property
-    def reply_format(self) -> Literal["json", "ui-tars"]:
+    def reply_format(self) -> ReplyFormat:
         """``format``, with ``auto`` decided from the model's name (``reply_format``)."""
         return reply_format(self.kind, self.name, self.format)
 
 
-def reply_format(kind: str, name: str, setting: str) -> Literal["json", "ui-tars"]:
+ReplyFormat = Literal["json", "ui-tars", "qwen-vl"]
+_NAMED: tuple[tuple[str, ReplyFormat], ...] = ((r"ui[-_ ]?tars", "ui-tars"), (r"gui[-_ ]?owl", "qwen-vl"))
+
+
+def reply_format(kind: str, name: str, setting: str) -> ReplyFormat:
     """The format a model answers in: ``setting`` unless it is ``auto``; then ``ui-tars`` for a model
-    whose name says UI-TARS (a scripted model's is ``json``)."""
-    if setting in ("json", "ui-tars"):
-        return "json" if setting == "json" else "ui-tars"
-    named = kind != "scripted" and re.search(r"ui[-_ ]?tars", name, re.IGNORECASE)
-    return "ui-tars" if named else "json"
+    whose name says UI-TARS, ``qwen-vl`` for GUI-Owl's, else ``json`` (a scripted model's is ``json``)."""
+    for known in ("json", "ui-tars", "qwen-vl"):
+        if setting == known:
+            return known
+    for pattern, named in _NAMED:
+        if kind != "scripted" and re.search(pattern, name, re.IGNORECASE):
+            return named
+    return "json"
 
 
 ModelRole = Literal["manager", "executor", "text_manipulator", "scripter", "codeact"]

@@ -29,6 +29,7 @@ from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.processors.data_collection import DataCollection
 from ufo_mobile.core.processors.llm_interaction import LLMInteraction
 from ufo_mobile.core.processors.memory_update import MemoryUpdate
+from ufo_mobile.core.processors.qwen_vl import QwenVLInteraction
 from ufo_mobile.core.processors.recorder import StepRecorder
 from ufo_mobile.core.processors.ui_tars import UITarsInteraction
 from ufo_mobile.core.states.base import AgentStateManager
@@ -38,6 +39,8 @@ from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.errors import DeviceError, RunWriteError
 from ufo_mobile.settings import Settings
 
+#: the model phase of a format that points on the screenshot (the json format's is LLMInteraction)
+POINTING: dict[str, type[LLMInteraction]] = {"ui-tars": UITarsInteraction, "qwen-vl": QwenVLInteraction}
 
 class MobileAgent(BasicAgent):
     """The agent of ``mode: direct``: each step it observes the phone, asks the model for the next
@@ -96,8 +99,8 @@ class MobileAgent(BasicAgent):
         p = self.settings.perception
         model_settings = self.settings.model_for(self.model_role)
         kind = self.interaction_class
-        if kind is LLMInteraction and model_settings.reply_format == "ui-tars":
-            kind = UITarsInteraction
+        if kind is LLMInteraction:  # the direct mode's model phase: in the model's own format
+            kind = POINTING.get(model_settings.reply_format, LLMInteraction)
         return kind(
             self.model, self.tools, history_steps=self.settings.agent.history_steps, vision=model_settings.vision,
             image_detail=p.image_detail, clean_screenshot=p.send_clean_screenshot,

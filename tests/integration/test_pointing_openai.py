@@ -1,7 +1,7 @@
-"""A UI-TARS model through the real ``openai`` client over HTTP: the test plays the model, answering in
-UI-TARS's own format with points on the picture it was sent (on the grid its image processor would put
-the picture on), and the run must turn Wi-Fi on with its taps on the controls the JSON run tapped. A
-reply it cannot use is asked about once, then the run ends FAIL with the reason."""
+"""GUI-agent models through the real ``openai`` client over HTTP: the test plays the model, answering in
+its own format (UI-TARS's, Qwen-VL's mobile_use) with points on the picture it was sent (on the grid its
+image processor would put the picture on), and the run must turn Wi-Fi on with its taps on the controls
+the JSON run tapped. A reply it cannot use is asked about once, then the run ends FAIL with the reason."""
 
 from __future__ import annotations
 
@@ -31,9 +31,13 @@ pytestmark = pytest.mark.integration
 SCRIPT = CONFIG_DIR / "tasks" / "scripts" / "demo_wifi.yaml"
 
 
-def settings_for(server: OpenAIServer, logs: Path) -> Settings:  # noqa: F811
+NAMES = {"ui-tars": "ui-tars-1.5-7b", "qwen-vl": "gui-owl-7b"}  # each format guessed from its model's name
+SYSTEM = {"ui-tars": "## Action Space", "qwen-vl": '"name": "mobile_use"'}
+
+
+def settings_for(server: OpenAIServer, logs: Path, fmt: str = "ui-tars") -> Settings:  # noqa: F811
     return Settings(mode="direct", task=TaskSettings(text="Turn on Wi-Fi"),
-                    model=model_settings(server, name="ui-tars-1.5-7b"),
+                    model=model_settings(server, name=NAMES[fmt]),
                     limits=LimitSettings(max_steps=10), logs=LogSettings(dir=logs))
 
 
@@ -61,13 +65,19 @@ def picture_size(messages: Any) -> tuple[int, int]:
     raise AssertionError("no screenshot sent")
 
 
-class UITars:
-    """The model: each turn, the next of ``actions`` said as UI-TARS says it, its point put on the
+def qwen(thought: str, **arguments: Any) -> str:
+    call = json.dumps({"name": "mobile_use", "arguments": arguments})
+    return f"{thought}\n<tool_call>\n{call}\n</tool_call>"
+
+
+class Pointing:
+    """The model: each turn, the next of ``actions`` said as its format says it, its point put on the
     picture it was sent; the answer goes to the local server first, and the real client fetches it."""
 
     def __init__(self, client: OpenAIChatModel, server: OpenAIServer, actions: list[dict[str, Any]],  # noqa: F811
-                 screen: tuple[int, int]) -> None:
+                 screen: tuple[int, int], fmt: str) -> None:
         self.client, self.server, self.actions, self.screen = client, server, list(actions), screen
+        self.fmt = fmt
         self.name = client.name
         self.sent: list[str] = []
         self.pictures: list[tuple[int, int]] = []
@@ -78,27 +88,32 @@ class UITars:
         return await self.client.complete(messages, schema=schema)
 
     def say(self, picture: tuple[int, int]) -> str:
+        tars = self.fmt == "ui-tars"
         if not self.actions:
-            text = "Thought: The Use Wi-Fi switch is on.\nAction: finished(content='Wi-Fi is on.')"
+            text = ("Thought: The Use Wi-Fi switch is on.\nAction: finished(content='Wi-Fi is on.')" if tars else
+                    qwen("The switch is on.", action="terminate", status="success", text="Wi-Fi is on."))
         else:
             action = self.actions.pop(0)
             if action["action"] == "start_app":
-                text = "Thought: Settings holds Wi-Fi.\nAction: open_app(app_name='Settings')"
+                text = ("Thought: Settings holds Wi-Fi.\nAction: open_app(app_name='Settings')" if tars else
+                        qwen("Settings holds Wi-Fi.", action="open", text="Settings"))
             else:
                 height, width = smart_resize(picture[1], picture[0])
                 x, y = action["args"]["x"], action["args"]["y"]
                 px, py = round(x * width / self.screen[0]), round(y * height / self.screen[1])
-                text = f"Thought: Tap it.\nAction: click(point='<point>{px} {py}</point>')"
+                text = (f"Thought: Tap it.\nAction: click(point='<point>{px} {py}</point>')" if tars else
+                        qwen("Tap it.", action="click", coordinate=[px, py]))
         self.sent.append(text)
         return text
 
 
-async def test_a_ui_tars_model_turns_wifi_on_through_the_openai_client(server: OpenAIServer,  # noqa: F811
-                                                                       tmp_path: Path) -> None:
+@pytest.mark.parametrize("fmt", ["ui-tars", "qwen-vl"])
+async def test_a_gui_agent_model_turns_wifi_on_through_the_openai_client(server: OpenAIServer,  # noqa: F811
+                                                                         tmp_path: Path, fmt: str) -> None:
     wanted = await demo_actions(tmp_path / "json")
-    settings = settings_for(server, tmp_path / "logs")
+    settings = settings_for(server, tmp_path / "logs", fmt)
     client = OpenAIChatModel.from_settings(settings.model, ENV, clock=FakeTime([0.5]).clock())
-    model = UITars(client, server, wanted, (1080, 2400))
+    model = Pointing(client, server, wanted, (1080, 2400), fmt)
     driver = SimDriver()
     try:
         result = await Session(settings, model=model, device=driver).run()  # type: ignore[arg-type]
@@ -115,8 +130,8 @@ async def test_a_ui_tars_model_turns_wifi_on_through_the_openai_client(server: O
     for request in server.requests:
         body = request.body
         assert "response_format" not in body  # a text reply, no JSON schema
-        assert "## Action Space" in body["messages"][0]["content"]
-        assert "## User Instruction\nTurn on Wi-Fi" in text_of(body["messages"][1]["content"])  # first
+        assert SYSTEM[fmt] in body["messages"][0]["content"]
+        assert "Turn on Wi-Fi" in text_of(body["messages"][1]["content"])  # the request first
         roles = [m["role"] for m in body["messages"]]  # then the turns, the model's and the user's in turn
         assert roles[:2] == ["system", "user"] and all(a != b for a, b in zip(roles[1:], roles[2:], strict=False))
         user = body["messages"][-1]["content"]
