@@ -36,9 +36,11 @@ from ufo_mobile.core.ui.diff import describe_change, snapshot
 from ufo_mobile.core.ui.provider import AndroidStateProvider, DumpFailure
 from ufo_mobile.core.ui.screen_images import ScreenImages
 from ufo_mobile.core.ui.screenshot import png_size
-from ufo_mobile.core.ui.state import UIState
+from ufo_mobile.core.ui.state import UIState, unavailable_ui_state
 from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DeviceTimeoutError
 from ufo_mobile.settings import PerceptionSettings
+
+SCREENSHOT_ONLY = "this run reads the screenshot only (perception.source: screenshot)"
 
 
 class DataCollection:
@@ -77,6 +79,11 @@ class DataCollection:
         return read.ui, read.attempts, read.dump
 
     async def _capture(self, ctx: StepContext) -> tuple[bytes, UIState, int, str | None]:
+        if self.settings.source == "screenshot":  # no dump is read: the screen is its screenshot
+            png = await self.device.screenshot()
+            self._reads += 1
+            seen = unavailable_ui_state(f"obs-{ctx.step:04d}-{self._reads}", png_size(png), SCREENSHOT_ONLY)
+            return png, seen, 0, None
         png, xml = await asyncio.gather(self.device.screenshot(), self.provider.fetch())
         ui, attempts, dump = await self._read(ctx, png_size(png), xml)
         return png, ui, attempts, dump
@@ -98,7 +105,7 @@ class DataCollection:
         """Observe until two consecutive dumps agree or the settle timeout passes."""
         png, ui, attempts, dump = await self._capture(ctx)
         timeout = self.settings.settle_timeout_seconds
-        if timeout <= 0 or not _after_action(ctx):
+        if timeout <= 0 or not _after_action(ctx) or self.settings.source == "screenshot":
             return png, ui, attempts, {"checked": False}
         start, dumps, stable = self._clock(), 1, False
         while True:
@@ -126,7 +133,8 @@ class DataCollection:
             png, ui, attempts, stability = await self._settle(ctx)
             settled.update(png=png, stability=stability)
             # a screen seen in its screenshot alone is not worth keeping
-            return Seen(ui, attempts=attempts, fallback=self._fallback, keep=self._fallback is None)
+            return Seen(ui, attempts=attempts, fallback=self._fallback,
+                        keep=self._fallback is None and self.settings.source != "screenshot")
 
         seen = await self.phone.observe(read)
         if seen.hit:
