@@ -31,8 +31,8 @@ pytestmark = pytest.mark.integration
 SCRIPT = CONFIG_DIR / "tasks" / "scripts" / "demo_wifi.yaml"
 
 
-NAMES = {"ui-tars": "ui-tars-1.5-7b", "qwen-vl": "gui-owl-7b"}  # each format guessed from its model's name
-SYSTEM = {"ui-tars": "## Action Space", "qwen-vl": '"name": "mobile_use"'}
+NAMES = {"ui-tars": "ui-tars-1.5-7b", "qwen-vl": "gui-owl-7b", "autoglm": "autoglm-phone-9b"}  # guessed by name
+SYSTEM = {"ui-tars": "## Action Space", "qwen-vl": '"name": "mobile_use"', "autoglm": 'do(action="Tap"'}
 
 
 def settings_for(server: OpenAIServer, logs: Path, fmt: str = "ui-tars") -> Settings:  # noqa: F811
@@ -88,6 +88,8 @@ class Pointing:
         return await self.client.complete(messages, schema=schema)
 
     def say(self, picture: tuple[int, int]) -> str:
+        if self.fmt == "autoglm":
+            return self.say_autoglm()
         tars = self.fmt == "ui-tars"
         if not self.actions:
             text = ("Thought: The Use Wi-Fi switch is on.\nAction: finished(content='Wi-Fi is on.')" if tars else
@@ -106,8 +108,19 @@ class Pointing:
         self.sent.append(text)
         return text
 
+    def say_autoglm(self) -> str:
+        """AutoGLM's line: points on its 0-999 grid over the picture (the screen, scaled)."""
+        if not self.actions:
+            line = 'finish(message="Wi-Fi is on.")'
+        elif (action := self.actions.pop(0))["action"] == "start_app":
+            line = 'do(action="Launch", app="Settings")'
+        else:
+            x, y = action["args"]["x"], action["args"]["y"]
+            line = f'do(action="Tap", element=[{round(x * 1000 / self.screen[0])}, {round(y * 1000 / self.screen[1])}])'
+        return f"<think>Next.</think>\n<answer>{line}</answer>"
 
-@pytest.mark.parametrize("fmt", ["ui-tars", "qwen-vl"])
+
+@pytest.mark.parametrize("fmt", ["ui-tars", "qwen-vl", "autoglm"])
 async def test_a_gui_agent_model_turns_wifi_on_through_the_openai_client(server: OpenAIServer,  # noqa: F811
                                                                          tmp_path: Path, fmt: str) -> None:
     wanted = await demo_actions(tmp_path / "json")
@@ -140,7 +153,7 @@ async def test_a_gui_agent_model_turns_wifi_on_through_the_openai_client(server:
         assert "[1]" not in said and "click_at" not in said and "x=" not in said
     for (width, height), request in zip(model.pictures, server.requests, strict=True):  # the screen, scaled whole
         assert abs(width / height - 1080 / 2400) < 0.01 and (width % 28, height % 28) == (0, 0)
-        assert f"The screenshot: {width} x {height} pixels." in text_of(request.body["messages"][-1]["content"])
+        assert f"The screenshot: {width} x {height} pixels" in text_of(request.body["messages"][-1]["content"])
     steps = [json.loads(line) for line in (result.run_dir / "steps.jsonl").read_text().splitlines()]
     assert steps[1]["action"]["name"] == "click_at" and steps[-1]["status"] == "FINISH"
     assert KEY not in json.dumps([r.body for r in server.requests])

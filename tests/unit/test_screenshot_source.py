@@ -1,5 +1,6 @@
 """``perception.source: screenshot``: no UI dump is read; the model sees the screenshot and acts by
-coordinates, in every format (the json format's coordinate actions, UI-TARS's and Qwen-VL's points),
+coordinates, in every format (the json format's coordinate actions, UI-TARS's, Qwen-VL's and AutoGLM's
+points),
 and the run records every step as usual."""
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ class Counting(SimDriver):
         return await super().get_ui_tree()
 
 
-@pytest.mark.parametrize("fmt", ["json", "ui-tars", "qwen-vl"])
+@pytest.mark.parametrize("fmt", ["json", "ui-tars", "qwen-vl", "autoglm"])
 async def test_each_format_runs_the_demo_from_the_screenshot_alone(fmt: str, tmp_path: Path) -> None:
     script = DEMO_SCRIPT
     if fmt == "json":

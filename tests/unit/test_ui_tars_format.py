@@ -51,8 +51,8 @@ def test_each_action_of_the_action_space_becomes_the_runtimes() -> None:
         return str(reply.status), [(a.name, a.args) for a in reply.actions], reply.result
 
     assert read(f"long_press(point='{mid}')")[1] == [("long_press_at", {"x": 500, "y": 1000})]
-    assert read("type(content='hello')")[1] == [("type_text", {"text": "hello"})]
-    assert read("type(content='cats\\n')")[1] == [("type_text", {"text": "cats"}),
+    assert read("type(content='hello')")[1] == [("type", {"text": "hello"})]
+    assert read("type(content='cats\\n')")[1] == [("type", {"text": "cats"}),
                                                    ("system_button", {"button": "enter"})]
     assert read(f"scroll(point='{mid}', direction='down')")[1] == [
         ("swipe", {"coordinate": [500, 1000], "coordinate2": [500, 500], "duration": 0.5})]

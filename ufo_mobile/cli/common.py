@@ -66,9 +66,9 @@ def positive(text: str) -> int:
     return value
 
 
-FORMATS = ("auto", "json", "ui-tars", "qwen-vl")
-FORMAT_HELP = ("how the model is prompted and answers (model.format): json, ui-tars, qwen-vl, or auto (by the "
-               "model's name)")
+FORMATS = ("auto", "json", "ui-tars", "qwen-vl", "autoglm")
+FORMAT_HELP = ("how the model is prompted and answers (model.format): json, ui-tars, qwen-vl, autoglm, or auto "
+               "(by the model's name)")
 
 
 def model_overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -57,11 +57,12 @@ class ModelSettings(Strict):
     structured_output: Literal["auto", "json_schema", "off"] = Field(
         default="auto", description="auto: a JSON-schema response_format, plain JSON once the endpoint refuses it; "
                                     "json_schema: always; off: never")
-    format: Literal["auto", "json", "ui-tars", "qwen-vl"] = Field(
+    format: Literal["auto", "json", "ui-tars", "qwen-vl", "autoglm"] = Field(
         default="auto", description="how the model is prompted and answers: json (numbered controls, a JSON "
                                     "reply), ui-tars (UI-TARS's Thought/Action with points on the screenshot), "
-                                    "qwen-vl (Qwen2.5-VL's mobile_use tool calls, as GUI-Owl answers); auto: "
-                                    "ui-tars or qwen-vl for a model whose name says UI-TARS or GUI-Owl, else json")
+                                    "qwen-vl (Qwen2.5-VL's mobile_use tool calls, as GUI-Owl answers), autoglm "
+                                    "(AutoGLM-Phone's do(...) lines on a 0-999 grid); auto: by the model's name "
+                                    "(UI-TARS, GUI-Owl, AutoGLM), else json")
     retry: RetrySettings = Field(default=RetrySettings(), description="retries of a failed call")
     prices: dict[str, PriceSettings] = Field(default_factory=dict, description="per model, over the built-in table")
 
@@ -97,14 +98,16 @@ class ModelSettings(Strict):
         return reply_format(self.kind, self.name, self.format)
 
 
-ReplyFormat = Literal["json", "ui-tars", "qwen-vl"]
-_NAMED: tuple[tuple[str, ReplyFormat], ...] = ((r"ui[-_ ]?tars", "ui-tars"), (r"gui[-_ ]?owl", "qwen-vl"))
+ReplyFormat = Literal["json", "ui-tars", "qwen-vl", "autoglm"]
+_NAMED: tuple[tuple[str, ReplyFormat], ...] = ((r"ui[-_ ]?tars", "ui-tars"), (r"gui[-_ ]?owl", "qwen-vl"),
+                                               (r"auto[-_ ]?glm", "autoglm"))
 
 
 def reply_format(kind: str, name: str, setting: str) -> ReplyFormat:
     """The format a model answers in: ``setting`` unless it is ``auto``; then ``ui-tars`` for a model
-    whose name says UI-TARS, ``qwen-vl`` for GUI-Owl's, else ``json`` (a scripted model's is ``json``)."""
-    for known in ("json", "ui-tars", "qwen-vl"):
+    whose name says UI-TARS, ``qwen-vl`` for GUI-Owl's, ``autoglm`` for AutoGLM's, else ``json`` (a
+    scripted model's is ``json``)."""
+    for known in ("json", "ui-tars", "qwen-vl", "autoglm"):
         if setting == known:
             return known
     for pattern, named in _NAMED:

@@ -48,6 +48,11 @@ EXPECTED = {
         "user": {"width", "height", "budget", "current_app", "apps"}, "output_schema": {"schema"},
         "memory": {"memory"}, "blocked": set(), "reask": {"error"},
     },
+    "autoglm": {
+        "system": {"untrusted", "approval", "person"}, "request": {"request"},
+        "user": {"width", "height", "budget", "current_app", "apps"}, "output_schema": {"schema"},
+        "memory": {"memory"}, "blocked": set(), "reask": {"error"},
+    },
     "contract": {
         "approval": {"flag", "plain"}, "person_present": set(), "person_absent_refuse": set(),
         "person_absent_stop": set(), "person_absent_approve": set(), "labels": set(), "untrusted": set(),

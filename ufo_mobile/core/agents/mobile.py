@@ -23,6 +23,7 @@ from ufo_mobile.core.memory.records import StepRecord
 from ufo_mobile.core.memory.reducers import apply_update
 from ufo_mobile.core.phone import Phone
 from ufo_mobile.core.processors.action_execution import ActionExecution
+from ufo_mobile.core.processors.autoglm import AutoGLMInteraction
 from ufo_mobile.core.processors.base import Phase, Processor
 from ufo_mobile.core.processors.confirm import Attendance, ConfirmPolicy
 from ufo_mobile.core.processors.context import StepContext
@@ -40,7 +41,8 @@ from ufo_mobile.errors import DeviceError, RunWriteError
 from ufo_mobile.settings import Settings
 
 #: the model phase of a format that points on the screenshot (the json format's is LLMInteraction)
-POINTING: dict[str, type[LLMInteraction]] = {"ui-tars": UITarsInteraction, "qwen-vl": QwenVLInteraction}
+POINTING: dict[str, type[LLMInteraction]] = {"ui-tars": UITarsInteraction, "qwen-vl": QwenVLInteraction,
+                                             "autoglm": AutoGLMInteraction}
 
 class MobileAgent(BasicAgent):
     """The agent of ``mode: direct``: each step it observes the phone, asks the model for the next

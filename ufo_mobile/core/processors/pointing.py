@@ -5,7 +5,7 @@ and no control list, and answers in its own format with points on the picture. T
 on the grid the model's image processor puts it on (``on_grid``), so a point on it is the same
 fraction of the screen: mapped to a screen pixel exactly, for any screen size and orientation. Each
 of its actions becomes one of the runtime's own (``click_at``, ``long_press_at``, ``swipe``,
-``type_text``, ``open_app``, ``system_button``, ``wait``), so limits, approvals, the record and
+``type``, ``open_app``, ``system_button``, ``wait``), so limits, approvals, the record and
 replay work as for any run. The conversation is in its shape: the request first, then each earlier
 turn as the model wrote it and what came of it in its own terms (no control numbers, no screen
 pixels), then the screen now, the model's messages and the user's alternating. A format
@@ -115,8 +115,9 @@ class PointingInteraction(LLMInteraction):
         reply = self.parse_reply(text, obs.model_image_size or obs.screen_size, obs.screen_size)
         for action in reply.actions:
             problem = self.tools.check_call(action.name, action.args)
-            if problem is not None:
-                raise LLMOutputParseError(problem, raw=text)
+            if problem is not None:  # said in the reply's terms: the runtime's tool names mean nothing to it
+                raise LLMOutputParseError(f"that action cannot be done here ({problem.split('; available')[0]})",
+                                          raw=text)
         if reply.status == MobileAgentStatus.FINISH and self.output is not None:
             self.output.extract(reply.result)
         return reply

@@ -77,7 +77,7 @@ def _action(action: str, args: dict[str, Any], picture: tuple[int, int], screen:
         start, end = _point(args, "coordinate", picture, screen), _point(args, "coordinate2", picture, screen)
         return ActionCall(name="swipe", args={"coordinate": list(start), "coordinate2": list(end)})
     if action == "type":
-        return ActionCall(name="type_text", args={"text": str(args.get("text", ""))})
+        return ActionCall(name="type", args={"text": str(args.get("text", ""))})
     if action == "open":
         return ActionCall(name="open_app", args={"text": str(args.get("text", "")).strip()})
     if action == "system_button":

@@ -63,7 +63,7 @@ def parse_ui_tars(text: str, picture: tuple[int, int], screen: tuple[int, int]) 
 def _actions(name: str, inputs: dict[str, Any], screen: tuple[int, int]) -> list[ActionCall]:
     if name == "type":  # a content ending in a new line is typed, then submitted (the enter key)
         content = str(inputs.get("content", ""))
-        typed = [ActionCall(name="type_text", args={"text": content.removesuffix("\n")})]
+        typed = [ActionCall(name="type", args={"text": content.removesuffix("\n")})]
         return typed + [ActionCall(name="system_button", args={"button": "enter"})] if content.endswith("\n") else typed
     return [_action(name, inputs, screen)]
 

@@ -1,0 +1,48 @@
+"""Every action a pointing format maps a model's reply to is one the runtime's own tool registry takes,
+with arguments it accepts: a mapped action the registry refused would be re-asked in vain."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.unit.llm.test_prompt import registry
+from ufo_mobile.core.llm.reply import AgentReply
+from ufo_mobile.core.processors.autoglm import parse_autoglm
+from ufo_mobile.core.processors.qwen_vl import parse_qwen_vl
+from ufo_mobile.core.processors.ui_tars import parse_ui_tars
+
+SCREEN = PICTURE = (1008, 1988)
+
+
+def qwen(**arguments: object) -> str:
+    return "<tool_call>" + json.dumps({"name": "mobile_use", "arguments": arguments}) + "</tool_call>"
+
+
+REPLIES: list[tuple[str, AgentReply]] = [
+    *((f"ui-tars {action}", parse_ui_tars(f"Thought: t\nAction: {action}", PICTURE, SCREEN)) for action in [
+        "click(point='<point>10 10</point>')", "long_press(point='<point>10 10</point>')", "type(content='hi')",
+        "type(content='hi\\n')", "scroll(point='<point>500 900</point>', direction='down')",
+        "drag(start_point='<point>10 10</point>', end_point='<point>500 900</point>')",
+        "open_app(app_name='Settings')", "press_home()", "press_back()", "wait()"]),
+    *((f"qwen-vl {args['action']}", parse_qwen_vl(qwen(**args), PICTURE, SCREEN)) for args in [
+        {"action": "click", "coordinate": [10, 10]}, {"action": "long_press", "coordinate": [10, 10], "time": 1},
+        {"action": "swipe", "coordinate": [10, 10], "coordinate2": [500, 900]}, {"action": "type", "text": "hi"},
+        {"action": "open", "text": "Settings"}, {"action": "system_button", "button": "Enter"},
+        {"action": "system_button", "button": "Menu"}, {"action": "key", "text": "volume_up"},
+        {"action": "wait", "time": 2}]),
+    *((f"autoglm {line}", parse_autoglm(f"<answer>{line}</answer>", SCREEN)) for line in [
+        'do(action="Tap", element=[5,5])', 'do(action="Long Press", element=[5,5])',
+        'do(action="Swipe", start=[5,5], end=[500,900])', 'do(action="Type", text="hi")',
+        'do(action="Launch", app="Settings")', 'do(action="Back")', 'do(action="Home")',
+        'do(action="Wait", duration="2 seconds")', 'do(action="Note", message="True")']),
+]
+
+
+@pytest.mark.parametrize(("what", "reply"), REPLIES, ids=[what for what, _ in REPLIES])
+def test_every_mapped_action_is_one_the_runtime_takes(what: str, reply: AgentReply) -> None:
+    tools = registry()
+    assert reply.actions
+    for action in reply.actions:
+        assert tools.check_call(action.name, action.args) is None, (what, action)
