@@ -6,7 +6,9 @@ bars' left out, which one driver's dump has and another's not) must reach the th
 control the action names must have a close partner on the current screen (agreement at least
 ``TARGET_MIN``: the same row, not just a row at the same place), and ``adapt`` rewrites the action
 for it: a control ``index`` becomes its partner's index (the ``text`` it names stays, and the
-action itself checks it again), coordinates are scaled to the current screen's size, and in CodeAct
+action itself checks it again), a tap by coordinates that landed on a control moves with it (the same
+place within its partner: a list scrolled, a row moved) and other coordinates are scaled to the
+current screen's size, and in CodeAct
 code the literal ``index=`` arguments are rewritten the same way. Text the run never recorded
 (``[REDACTED]``) cannot be typed again: such a step is a mismatch.
 
@@ -165,6 +167,10 @@ def _action_problem(step: TrajectoryStep, comparison: Comparison, current: Seque
     action = step.action
     if action is None:
         return ""
+    tapped = _tapped(step)
+    if tapped is not None and comparison.agreement.get(int(tapped["index"]), 0.0) < TARGET_MIN:
+        named = _named(step.controls, [int(tapped["index"])])
+        return f"the control the recorded tap landed on is not on this screen: {named}"
     if _holds_redacted(action.args):
         return "the recorded action holds text the run did not keep ([REDACTED]); it cannot be typed again"
     try:
@@ -217,5 +223,44 @@ def check(step: TrajectoryStep, app: str, current: Sequence[Mapping[str, Any]], 
     if step.action is not None:
         w0, h0 = step.screen
         scale = (screen[0] / w0 if w0 else 1.0, screen[1] / h0 if h0 else 1.0)
-        verdict.action = adapt(step.action, comparison.pairs, scale, params)
+        verdict.action = _through_target(step, adapt(step.action, comparison.pairs, scale, params), comparison,
+                                         current)
     return verdict
+
+
+def _tapped(step: TrajectoryStep) -> Mapping[str, Any] | None:
+    """The recorded control under a tap by coordinates (the smallest that holds the point), if any."""
+    action = step.action
+    if action is None or action.name not in ("click_at", "long_press_at"):
+        return None
+    x, y = action.args.get("x"), action.args.get("y")
+    if not (isinstance(x, int | float) and isinstance(y, int | float)):
+        return None
+    under = [c for c in step.controls if _holds(c.get("bounds"), x, y)]
+    return min(under, key=lambda c: _area(c["bounds"])) if under else None
+
+
+def _through_target(step: TrajectoryStep, action: ActionCall, comparison: Comparison,
+                    current: Sequence[Mapping[str, Any]]) -> ActionCall:
+    """A tap by coordinates moved with the control it landed on: the same place within its partner on
+    the current screen (a list scrolled, a row moved), not just the recorded point scaled."""
+    target = _tapped(step)
+    partner_index = comparison.pairs.get(int(target["index"])) if target is not None else None
+    partner = next((c for c in current if c.get("index") == partner_index), None)
+    if target is None or partner is None or step.action is None:
+        return action
+    (l0, t0, r0, b0), (l1, t1, r1, b1) = target["bounds"], partner["bounds"]
+    x, y = step.action.args["x"], step.action.args["y"]
+    fx = (x - l0) / (r0 - l0) if r0 > l0 else 0.5
+    fy = (y - t0) / (b0 - t0) if b0 > t0 else 0.5
+    return action.model_copy(update={"args": {**action.args, "x": round(l1 + fx * (r1 - l1)),
+                                              "y": round(t1 + fy * (b1 - t1))}})
+
+
+def _holds(bounds: Any, x: float, y: float) -> bool:
+    return isinstance(bounds, list | tuple) and len(bounds) == 4 and bounds[0] <= x < bounds[2] \
+        and bounds[1] <= y < bounds[3]
+
+
+def _area(bounds: Sequence[int]) -> int:
+    return max(0, bounds[2] - bounds[0]) * max(0, bounds[3] - bounds[1])

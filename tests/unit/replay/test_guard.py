@@ -107,3 +107,22 @@ def test_codeact_code_that_computes_an_index_only_runs_where_nothing_moved() -> 
     assert check(step(code), APP, rows(["Wi-Fi", "Bluetooth", "Display"]), SIZE, 0.8, PARAMS).ok
     moved = check(step(code), APP, rows(["Bluetooth", "Display", "Wi-Fi"]), SIZE, 0.8, PARAMS)
     assert not moved.ok and moved.problem == "the recorded code computes a control index, and the controls moved"
+
+
+def test_a_tap_by_coordinates_moves_with_the_control_it_landed_on() -> None:
+    on_wifi = ActionCall(name="click_at", args={"x": 540, "y": 368})  # on the title "Wi-Fi" (36..101 of its row)
+    same = check(step(on_wifi), APP, rows(["Wi-Fi", "Bluetooth", "Display"]), SIZE, 0.8)
+    assert same.ok and same.action == on_wifi
+    moved = check(step(on_wifi), APP, rows(["Bluetooth", "Display", "Wi-Fi"]), SIZE, 0.8)  # its row is now third
+    assert moved.ok and moved.action == ActionCall(name="click_at", args={"x": 540, "y": 744})
+    press = ActionCall(name="long_press_at", args={"x": 540, "y": 368})
+    assert check(step(press), APP, rows(["Bluetooth", "Display", "Wi-Fi"]), SIZE, 0.8).action == \
+        ActionCall(name="long_press_at", args={"x": 540, "y": 744})
+
+
+def test_a_tap_by_coordinates_whose_control_is_gone_is_a_mismatch() -> None:
+    on_wifi = ActionCall(name="click_at", args={"x": 540, "y": 368})
+    verdict = check(step(on_wifi), APP, rows(["Bluetooth", "Display", "Sound"]), SIZE, 0.0)
+    assert not verdict.ok and verdict.problem.startswith("the control the recorded tap landed on is not on this screen")
+    off_controls = ActionCall(name="click_at", args={"x": 540, "y": 2380})  # no control under it: scaled only
+    assert check(step(off_controls), APP, rows(["Bluetooth", "Display", "Sound"]), SIZE, 0.0).action == off_controls
