@@ -5,8 +5,6 @@ reply it cannot use is a parse error (re-asked once by the model phase)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from ufo_mobile.core.processors.autoglm import parse_autoglm
@@ -78,14 +76,3 @@ def test_the_format_is_guessed_from_the_models_name() -> None:
     settings = ModelSettings.model_validate({"kind": "openai_compatible", "name": "zai-org/AutoGLM-Phone-9B",
                                              "base_url": "http://127.0.0.1:1/v1"})
     assert settings.reply_format == "autoglm"
-
-
-def test_the_demo_runs_in_the_autoglm_format_with_its_scripted_replies(tmp_path: Path) -> None:
-    from tests.unit.test_cli_runs import DEMO, only_run_dir, run_cli, steps_of
-
-    code, out = run_cli("run", str(DEMO), "--format", "autoglm", "--log-dir", str(tmp_path))
-    assert code == 0, out
-    run_dir = only_run_dir(tmp_path)
-    assert [s["action"]["name"] if s["action"] else s["status"] for s in steps_of(run_dir)] == [
-        "open_app", "click_at", "click_at", "FINISH"]
-    assert 'Switch "Use Wi-Fi" click check=on' in (run_dir / "steps" / "0004" / "screen.txt").read_text()

@@ -6,7 +6,6 @@ error (re-asked once by the model phase)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -85,14 +84,3 @@ def test_the_format_is_guessed_from_the_models_name(name: str, fmt: str, expecte
     settings = ModelSettings.model_validate({"kind": "openai_compatible", "name": name, "format": fmt,
                                              "base_url": "http://127.0.0.1:1/v1"})
     assert settings.reply_format == expected
-
-
-def test_the_demo_runs_in_the_qwen_vl_format_with_its_scripted_replies(tmp_path: Path) -> None:
-    from tests.unit.test_cli_runs import DEMO, only_run_dir, run_cli, steps_of
-
-    code, out = run_cli("run", str(DEMO), "--format", "qwen-vl", "--log-dir", str(tmp_path))
-    assert code == 0, out
-    run_dir = only_run_dir(tmp_path)
-    assert [s["action"]["name"] if s["action"] else s["status"] for s in steps_of(run_dir)] == [
-        "open_app", "click_at", "click_at", "FINISH"]
-    assert 'Switch "Use Wi-Fi" click check=on' in (run_dir / "steps" / "0004" / "screen.txt").read_text()

@@ -4,7 +4,6 @@ the runtime's; a reply it cannot use is a parse error (re-asked once by the mode
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -125,19 +124,6 @@ def test_the_picture_is_sent_on_the_models_own_grid(size: tuple[int, int]) -> No
     assert (width % 28, height % 28) == (0, 0) and width <= max(size[0], 28) and height <= max(size[1], 28)
     assert smart_resize(height, width) == (height, width)  # what the model sees is what was sent
 
-
-def test_the_demo_runs_in_the_ui_tars_format_with_its_scripted_replies(tmp_path: Path) -> None:
-    from tests.unit.test_cli_runs import DEMO, only_run_dir, run_cli, steps_of
-
-    code, out = run_cli("run", str(DEMO), "--format", "ui-tars", "--log-dir", str(tmp_path))
-    assert code == 0, out
-    run_dir = only_run_dir(tmp_path)
-    steps = steps_of(run_dir)
-    assert [s["action"]["name"] if s["action"] else s["status"] for s in steps] == [
-        "open_app", "click_at", "click_at", "FINISH"]
-    assert 'Switch "Use Wi-Fi" click check=on' in (run_dir / "steps" / "0004" / "screen.txt").read_text()
-    assert "scripted model demo_wifi.yaml (ui-tars format)" in (run_dir / "report.html").read_text()
-    assert json.loads((run_dir / "run.json").read_text())["settings"]["model"]["format"] == "ui-tars"
 
 
 def test_a_script_without_replies_in_the_format_is_a_one_line_error(tmp_path: Path,

@@ -1,9 +1,11 @@
-"""Every action a pointing format maps a model's reply to is one the runtime's own tool registry takes,
-with arguments it accepts: a mapped action the registry refused would be re-asked in vain."""
+"""What every pointing format shares: each action it maps a model's reply to is one the runtime's own
+tool registry takes, with arguments it accepts (a mapped action the registry refused would be re-asked
+in vain), and the demo runs to FINISH in it with the scripted model's replies in that format."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -46,3 +48,17 @@ def test_every_mapped_action_is_one_the_runtime_takes(what: str, reply: AgentRep
     assert reply.actions
     for action in reply.actions:
         assert tools.check_call(action.name, action.args) is None, (what, action)
+
+
+@pytest.mark.parametrize("fmt", ["ui-tars", "qwen-vl", "autoglm"])
+def test_the_demo_runs_in_each_format_with_its_scripted_replies(fmt: str, tmp_path: Path) -> None:
+    from tests.unit.test_cli_runs import DEMO, only_run_dir, run_cli, steps_of
+
+    code, out = run_cli("run", str(DEMO), "--format", fmt, "--log-dir", str(tmp_path))
+    assert code == 0, out
+    run_dir = only_run_dir(tmp_path)
+    assert [s["action"]["name"] if s["action"] else s["status"] for s in steps_of(run_dir)] == [
+        "open_app", "click_at", "click_at", "FINISH"]
+    assert 'Switch "Use Wi-Fi" click check=on' in (run_dir / "steps" / "0004" / "screen.txt").read_text()
+    assert f"scripted model demo_wifi.yaml ({fmt} format)" in (run_dir / "report.html").read_text()
+    assert json.loads((run_dir / "run.json").read_text())["settings"]["model"]["format"] == fmt
