@@ -30,7 +30,7 @@ class AutoGLMInteraction(PointingInteraction):
     """The model phase, in the AutoGLM-Phone format."""
 
     templates_name = "autoglm"
-    approval_flag = 'a do(action="Interact") asking for approval first'
+    approval_flag = 'a do(action="Interact") first, your thinking asking for approval'
     action_pattern = r"((?:do|finish)\(.*?\))\s*(?:</answer>|$)"
 
     def parse_reply(self, text: str, picture: tuple[int, int], screen: tuple[int, int]) -> AgentReply:
