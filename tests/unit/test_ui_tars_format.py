@@ -101,6 +101,13 @@ def test_the_format_is_guessed_from_the_models_name_and_always_overridable(name:
     assert settings.reply_format == expected
 
 
+def test_a_pointing_format_without_the_screenshot_is_refused() -> None:
+    with pytest.raises(ValueError, match="needs model.vision: true"):
+        Settings.model_validate({"task": {"text": "Turn on Wi-Fi"},
+                                 "model": {"kind": "openai_compatible", "format": "ui-tars", "vision": False,
+                                           "base_url": "http://127.0.0.1:1/v1"}})
+
+
 def test_the_ui_tars_format_is_for_the_direct_mode() -> None:
     with pytest.raises(ValueError, match="mode direct"):
         Settings.model_validate({"mode": "codeact", "task": {"text": "Turn on Wi-Fi"},

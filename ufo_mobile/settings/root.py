@@ -66,9 +66,12 @@ class Settings(Strict):
 
     @model_validator(mode="after")
     def _formats_in_their_mode(self) -> Settings:
-        if self.mode != "direct" and self.model.reply_format != "json":
-            raise ValueError(f"model.format {self.model.reply_format} answers with points on the screenshot: it "
+        answers = self.model.reply_format
+        if answers != "json" and self.mode != "direct":
+            raise ValueError(f"model.format {answers} answers with points on the screenshot: it "
                              f"works with mode direct (mode {self.mode} needs the json format)")
+        if answers != "json" and not self.model.vision:
+            raise ValueError(f"model.format {answers} points on the screenshot: it needs model.vision: true")
         return self
 
     def model_for(self, role: str) -> ModelSettings:

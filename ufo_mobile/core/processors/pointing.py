@@ -33,7 +33,7 @@ WAIT_SECONDS = 2.0  # a wait the model gives no time for
 
 class PointingInteraction(LLMInteraction):
     """The model phase for a model that points on the screenshot (module docstring); a format names
-    its templates, how an action asks for approval, and reads its replies (``parse``)."""
+    its templates, how an action asks for approval, and reads its replies (``parse_reply``)."""
 
     templates_name: ClassVar[str]
     approval_flag: ClassVar[str]
