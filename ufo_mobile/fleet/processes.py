@@ -89,11 +89,15 @@ class ProcessEngine:
             worker.send(("abandon",))
 
     def close(self) -> None:
-        """Ask every worker to end, and wait for them (ending any that has not after ``CLOSE_SECONDS``)."""
+        """Ask every worker to end, and wait for them (ending any that has not after ``CLOSE_SECONDS``);
+        then stop the resource tracker that starting them started, so that the batch leaves no process
+        behind when it exits (left alone, it ends only once it notices the batch is gone)."""
         for worker in self.workers:
             worker.send(("close",))
         for worker in self.workers:
             worker.join()
+        if self.workers:
+            _stop_resource_tracker()
 
 
 class _Worker:
@@ -199,6 +203,18 @@ class _Worker:
             self.process.kill()
             self.process.join()
         self.conn.close()
+
+
+def _stop_resource_tracker() -> None:
+    """Stop this process's multiprocessing resource tracker (``spawn`` starts one with the first worker;
+    the workers here share no semaphores or memory, so it tracks nothing). It is started again if
+    anything needs it later. ``_stop`` is the standard library's own (private) way, in Python 3.11 to
+    3.13; where it is missing the tracker ends by itself, once it notices the batch is gone."""
+    from multiprocessing import resource_tracker
+
+    stop = getattr(resource_tracker._resource_tracker, "_stop", None)
+    if stop is not None:
+        stop()
 
 
 def serve(conn: Connection, log_dir: str) -> None:
