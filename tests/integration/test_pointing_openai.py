@@ -18,12 +18,13 @@ from tests.fake_time import FakeTime
 from tests.faults.conftest import cli, one_line_error
 from tests.integration.test_openai_client import ENV, KEY, model_settings, server  # noqa: F401
 from tests.openai_server import OpenAIServer, chat
+from ufo_mobile.core.device.factory import build_sim_phone
 from ufo_mobile.core.device.sim import SimDriver
 from ufo_mobile.core.llm.base import Completion
 from ufo_mobile.core.llm.openai_chat import OpenAIChatModel
 from ufo_mobile.core.llm.scripted import ScriptedModel
 from ufo_mobile.core.session import Session
-from ufo_mobile.settings import LimitSettings, LogSettings, ModelSettings, Settings, TaskSettings
+from ufo_mobile.settings import LimitSettings, LogSettings, ModelSettings, Settings, SimSettings, TaskSettings
 from ufo_mobile.shipped import CONFIG_DIR
 
 pytestmark = pytest.mark.integration
@@ -41,12 +42,16 @@ def settings_for(server: OpenAIServer, logs: Path, fmt: str = "ui-tars") -> Sett
                     limits=LimitSettings(max_steps=10), logs=LogSettings(dir=logs))
 
 
-async def demo_actions(logs: Path) -> list[dict[str, Any]]:
+def phone(screen: tuple[int, int]) -> SimDriver:
+    return SimDriver(build_sim_phone(SimSettings(width=screen[0], height=screen[1])))
+
+
+async def demo_actions(logs: Path, screen: tuple[int, int] = (1080, 2400)) -> list[dict[str, Any]]:
     """What the demo's JSON replies do on the in-process phone (actions.jsonl: taps in screen pixels)."""
     settings = Settings(mode="direct", task=TaskSettings(text="Turn on Wi-Fi"), limits=LimitSettings(max_steps=10),
                         model=ModelSettings(script=SCRIPT), logs=LogSettings(dir=logs))
     result = await Session(settings, model=ScriptedModel(ScriptedModel.from_file(SCRIPT).script.for_mode("direct")),
-                           device=SimDriver()).run()
+                           device=phone(screen)).run()
     assert result.status == "FINISH", result.reason
     return [json.loads(line) for line in (result.run_dir / "actions.jsonl").read_text().splitlines()]
 
@@ -157,6 +162,28 @@ async def test_a_gui_agent_model_turns_wifi_on_through_the_openai_client(server:
     steps = [json.loads(line) for line in (result.run_dir / "steps.jsonl").read_text().splitlines()]
     assert steps[1]["action"]["name"] == "click_at" and steps[-1]["status"] == "FINISH"
     assert KEY not in json.dumps([r.body for r in server.requests])
+
+
+@pytest.mark.parametrize("fmt", ["ui-tars", "qwen-vl", "autoglm"])
+@pytest.mark.parametrize("screen", [(720, 1600), (2400, 1080)])  # a smaller phone, and one turned sideways
+async def test_the_taps_land_within_a_pixel_on_other_screens(server: OpenAIServer, tmp_path: Path,  # noqa: F811
+                                                             fmt: str, screen: tuple[int, int]) -> None:
+    wanted = await demo_actions(tmp_path / "json", screen)
+    settings = settings_for(server, tmp_path / "logs", fmt)
+    client = OpenAIChatModel.from_settings(settings.model, ENV, clock=FakeTime([0.5]).clock())
+    driver = phone(screen)
+    try:
+        result = await Session(settings, model=Pointing(client, server, wanted, screen, fmt),  # type: ignore[arg-type]
+                               device=driver).run()
+    finally:
+        await client.aclose()
+    assert (result.status, result.answer) == ("FINISH", "Wi-Fi is on."), result.reason
+    assert driver.phone.state("com.android.settings")["wifi"] is True
+    done = [json.loads(line) for line in (result.run_dir / "actions.jsonl").read_text().splitlines()]
+    for ours, json_run in zip(done, wanted, strict=True):
+        if ours["action"] == "tap":
+            assert abs(ours["args"]["x"] - json_run["args"]["x"]) <= 1
+            assert abs(ours["args"]["y"] - json_run["args"]["y"]) <= 1
 
 
 async def test_a_reply_it_cannot_read_is_asked_about_once_then_the_run_fails(server: OpenAIServer,  # noqa: F811
