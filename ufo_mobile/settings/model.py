@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
@@ -33,6 +33,11 @@ class PriceSettings(Strict):
 ModelKind = Literal["scripted", "openai", "azure", "openai_compatible"]
 
 
+ReplyFormat = Literal["json", "ui-tars", "qwen-vl", "autoglm"]
+_NAMED: tuple[tuple[str, ReplyFormat], ...] = ((r"ui[-_ ]?tars", "ui-tars"), (r"gui[-_ ]?owl", "qwen-vl"),
+                                               (r"auto[-_ ]?glm", "autoglm"))
+
+
 class ModelSettings(Strict):
     """The ``model:`` section (and each entry of ``models:``): which language model an agent calls,
     where, and how. Keys come from the environment (``api_key_env``, the kind's usual variable, or
@@ -57,7 +62,7 @@ class ModelSettings(Strict):
     structured_output: Literal["auto", "json_schema", "off"] = Field(
         default="auto", description="auto: a JSON-schema response_format, plain JSON once the endpoint refuses it; "
                                     "json_schema: always; off: never")
-    format: Literal["auto", "json", "ui-tars", "qwen-vl", "autoglm"] = Field(
+    format: Literal["auto", ReplyFormat] = Field(
         default="auto", description="how the model is prompted and answers: json (numbered controls, a JSON "
                                     "reply), ui-tars (UI-TARS's Thought/Action with points on the screenshot), "
                                     "qwen-vl (Qwen2.5-VL's mobile_use tool calls, as GUI-Owl answers), autoglm "
@@ -98,18 +103,15 @@ class ModelSettings(Strict):
         return reply_format(self.kind, self.name, self.format)
 
 
-ReplyFormat = Literal["json", "ui-tars", "qwen-vl", "autoglm"]
-_NAMED: tuple[tuple[str, ReplyFormat], ...] = ((r"ui[-_ ]?tars", "ui-tars"), (r"gui[-_ ]?owl", "qwen-vl"),
-                                               (r"auto[-_ ]?glm", "autoglm"))
 
 
 def reply_format(kind: str, name: str, setting: str) -> ReplyFormat:
     """The format a model answers in: ``setting`` unless it is ``auto``; then ``ui-tars`` for a model
     whose name says UI-TARS, ``qwen-vl`` for GUI-Owl's, ``autoglm`` for AutoGLM's, else ``json`` (a
     scripted model's is ``json``)."""
-    for known in ("json", "ui-tars", "qwen-vl", "autoglm"):
+    for known in get_args(ReplyFormat):
         if setting == known:
-            return known
+            return known  # type: ignore[no-any-return]
     for pattern, named in _NAMED:
         if kind != "scripted" and re.search(pattern, name, re.IGNORECASE):
             return named

@@ -205,20 +205,27 @@ class LLMInteraction:
         raise AssertionError("unreachable")
 
     def parse(self, text: str) -> AgentReply:
-        """A reply that keeps the contract: at most ``max_actions`` actions, each an offered action
-        with arguments it takes (the reply schema names the actions only), and a FINISH whose
-        result matches ``task.output`` when the task asks for data."""
-        reply = parse_reply(text)
+        """The JSON reply ``text``, if it keeps the contract (``kept``)."""
+        return self.kept(parse_reply(text), text)
+
+    def kept(self, reply: AgentReply, text: str) -> AgentReply:
+        """``reply`` (read from ``text``) if it keeps the contract: at most ``max_actions`` actions, each
+        an offered action with arguments it takes (the reply schema names the actions only), and a
+        FINISH whose result matches ``task.output`` when the task asks for data."""
         if len(reply.actions) > self.max_actions:
             raise LLMOutputParseError(f"{len(reply.actions)} actions in one turn; at most {self.max_actions}",
                                       raw=text)
         for number, action in enumerate(reply.actions, 1):
             problem = self.tools.check_call(action.name, action.args)
             if problem is not None:
-                raise LLMOutputParseError(f"action {number}: {problem}", raw=text)
+                raise LLMOutputParseError(self.call_problem(number, problem), raw=text)
         if reply.status == MobileAgentStatus.FINISH and self.output is not None:
             self.output.extract(reply.result)  # raises StructuredOutputError, which is re-asked about
         return reply
+
+    def call_problem(self, number: int, problem: str) -> str:
+        """What the model is told of an action ``check_call`` refused (``problem``)."""
+        return f"action {number}: {problem}"
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
         reply = await self.ask_until_parsed(ctx, await self.conversation(ctx), self.parse)

@@ -24,7 +24,6 @@ from ufo_mobile.core.memory.messages import ChatMessage, ContentPart, TextPart
 from ufo_mobile.core.memory.records import StepRecord
 from ufo_mobile.core.processors.context import Observation, StepContext
 from ufo_mobile.core.processors.llm_interaction import MEMORY_ITEMS, LLMInteraction, app_list
-from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.errors import LLMOutputParseError
 
 SWIPE_SECONDS = 0.5  # a swipe or drag the model asks for, and a scroll made of one
@@ -112,15 +111,11 @@ class PointingInteraction(LLMInteraction):
 
     def read(self, text: str, obs: Observation) -> AgentReply:
         """The reply as the runtime's: one action (its points on the screen), or a final answer."""
-        reply = self.parse_reply(text, obs.model_image_size or obs.screen_size, obs.screen_size)
-        for action in reply.actions:
-            problem = self.tools.check_call(action.name, action.args)
-            if problem is not None:  # said in the reply's terms: the runtime's tool names mean nothing to it
-                raise LLMOutputParseError(f"that action cannot be done here ({problem.split('; available')[0]})",
-                                          raw=text)
-        if reply.status == MobileAgentStatus.FINISH and self.output is not None:
-            self.output.extract(reply.result)
-        return reply
+        return self.kept(self.parse_reply(text, obs.model_image_size or obs.screen_size, obs.screen_size), text)
+
+    def call_problem(self, number: int, problem: str) -> str:
+        # said in the reply's terms: the runtime's tool names (the list of them) mean nothing to it
+        return f"that action cannot be done here ({problem.split('; available')[0]})"
 
     def parse_reply(self, text: str, picture: tuple[int, int], screen: tuple[int, int]) -> AgentReply:
         """The format's reading of ``text``: its points mapped from ``picture`` (the size of the
@@ -165,13 +160,11 @@ def _parts(message: ChatMessage) -> list[ContentPart]:
 
 
 def _outcome(record: StepRecord, turn: int, change: str) -> str:
-    """What came of a turn, in the model's terms."""
-    if record.status in ("PENDING", "TAKEOVER") and record.summary:
-        return f"Turn {turn}: you called the user ({record.reason}); {record.summary}"
-    if record.error:
-        return f"Turn {turn} failed before acting: {record.error}"
-    if record.action is None:
-        return f"Turn {turn}: no action ({record.status})."
+    """What came of a turn, in the model's terms: the record's own words for a turn without an action
+    (a question, a takeover, a failure before acting), and for an action done or why it failed, without
+    the runtime's action names and coordinates."""
+    if record.action is None or record.error or record.status in ("PENDING", "TAKEOVER"):
+        return record.outcome_text(change, turn)
     failed = [o for o in record.outcomes if not o.success]
     text = f"Turn {turn}: done." if record.success else \
         f"Turn {turn}: failed: {_plain(failed[0].summary if failed else record.summary)}"
