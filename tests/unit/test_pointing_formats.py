@@ -62,3 +62,14 @@ def test_the_demo_runs_in_each_format_with_its_scripted_replies(fmt: str, tmp_pa
     assert 'Switch "Use Wi-Fi" click check=on' in (run_dir / "steps" / "0004" / "screen.txt").read_text()
     assert f"scripted model demo_wifi.yaml ({fmt} format)" in (run_dir / "report.html").read_text()
     assert json.loads((run_dir / "run.json").read_text())["settings"]["model"]["format"] == fmt
+
+
+def test_every_format_is_offered_on_the_command_line_and_has_its_model_phase() -> None:
+    from typing import get_args
+
+    from ufo_mobile.cli.common import FORMATS
+    from ufo_mobile.core.agents.mobile import POINTING
+    from ufo_mobile.settings.model import ReplyFormat
+
+    assert FORMATS == ("auto", *get_args(ReplyFormat))
+    assert set(POINTING) == set(get_args(ReplyFormat)) - {"json"}
