@@ -33,12 +33,15 @@ SCRIPT = CONFIG_DIR / "tasks" / "scripts" / "demo_wifi.yaml"
 
 
 NAMES = {"ui-tars": "ui-tars-1.5-7b", "qwen-vl": "gui-owl-7b", "autoglm": "autoglm-phone-9b"}  # guessed by name
-SYSTEM = {"ui-tars": "## Action Space", "qwen-vl": '"name": "mobile_use"', "autoglm": 'do(action="Tap"'}
+SYSTEM = {"ui-tars": "## Action Space", "qwen-vl": '"name": "mobile_use"', "qwen3-vl": "resolution is 999x999",
+          "autoglm": 'do(action="Tap"'}
+FORMATS = ["ui-tars", "qwen-vl", "qwen3-vl", "autoglm"]
 
 
 def settings_for(server: OpenAIServer, logs: Path, fmt: str = "ui-tars") -> Settings:  # noqa: F811
     return Settings(mode="direct", task=TaskSettings(text="Turn on Wi-Fi"),
-                    model=model_settings(server, name=NAMES[fmt]),
+                    model=model_settings(server, **({"name": NAMES[fmt]} if fmt in NAMES else
+                                                    {"name": "qwen3-vl-8b-instruct", "format": fmt})),
                     limits=LimitSettings(max_steps=10), logs=LogSettings(dir=logs))
 
 
@@ -105,7 +108,7 @@ class Pointing:
                 text = ("Thought: Settings holds Wi-Fi.\nAction: open_app(app_name='Settings')" if tars else
                         qwen("Settings holds Wi-Fi.", action="open", text="Settings"))
             else:
-                height, width = smart_resize(picture[1], picture[0])
+                height, width = smart_resize(picture[1], picture[0]) if self.fmt != "qwen3-vl" else (999, 999)
                 x, y = action["args"]["x"], action["args"]["y"]
                 px, py = round(x * width / self.screen[0]), round(y * height / self.screen[1])
                 text = (f"Thought: Tap it.\nAction: click(point='<point>{px} {py}</point>')" if tars else
@@ -125,7 +128,7 @@ class Pointing:
         return f"<think>Next.</think>\n<answer>{line}</answer>"
 
 
-@pytest.mark.parametrize("fmt", ["ui-tars", "qwen-vl", "autoglm"])
+@pytest.mark.parametrize("fmt", FORMATS)
 async def test_a_gui_agent_model_turns_wifi_on_through_the_openai_client(server: OpenAIServer,  # noqa: F811
                                                                          tmp_path: Path, fmt: str) -> None:
     wanted = await demo_actions(tmp_path / "json")
@@ -164,7 +167,7 @@ async def test_a_gui_agent_model_turns_wifi_on_through_the_openai_client(server:
     assert KEY not in json.dumps([r.body for r in server.requests])
 
 
-@pytest.mark.parametrize("fmt", ["ui-tars", "qwen-vl", "autoglm"])
+@pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("screen", [(720, 1600), (2400, 1080)])  # a smaller phone, and one turned sideways
 async def test_the_taps_land_within_a_pixel_on_other_screens(server: OpenAIServer, tmp_path: Path,  # noqa: F811
                                                              fmt: str, screen: tuple[int, int]) -> None:

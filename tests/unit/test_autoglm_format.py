@@ -37,14 +37,15 @@ def test_each_action_becomes_the_runtimes_or_a_person_or_the_user() -> None:
     assert read('do(action="Long Press", element=[500,500])')[1] == [("long_press_at", {"x": 500, "y": 1000})]
     assert read('do(action="Swipe", start=[500,800], end=[500,200])')[1] == [
         ("swipe", {"coordinate": [500, 1600], "coordinate2": [500, 400]})]
-    assert read('do(action="Type", text="cats")')[1] == [("type", {"text": "cats"})]
-    assert read('do(action="Type_Name", text="Anna")')[1] == [("type", {"text": "Anna"})]
+    assert read('do(action="Type", text="cats")')[1] == [("type", {"text": "cats", "clear": True})]
+    assert read('do(action="Type_Name", text="Anna")')[1] == [("type", {"text": "Anna", "clear": True})]
     assert read('do(action="Launch", app="Settings")')[1] == [("open_app", {"text": "Settings"})]
     assert read('do(action="Back")')[1] == [("system_button", {"button": "back"})]
     assert read('do(action="Home")')[1] == [("system_button", {"button": "home"})]
     assert read('do(action="Wait", duration="3 seconds")')[1] == [("wait", {"duration": 3.0})]
     assert read('do(action="Note", message="True")')[1] == [("remember", {"information": "I look at the screen."})]
     assert read('finish(message="Wi-Fi is on.")') == (MobileAgentStatus.FINISH, [], "Wi-Fi is on.")
+    assert read('fail(message="No such network.")') == (MobileAgentStatus.FAIL, [], "No such network.")
     assert read('do(action="Take_over", message="Log in, please.")') == (
         MobileAgentStatus.TAKEOVER, [], "Log in, please.")
     assert read('do(action="Interact")')[0] == MobileAgentStatus.PENDING

@@ -43,7 +43,7 @@ def test_each_action_of_mobile_use_becomes_the_runtimes() -> None:
     assert read(action="long_press", coordinate=[504, 994], time=2)[1] == [("long_press_at", {"x": 504, "y": 994})]
     assert read(action="swipe", coordinate=[504, 1500], coordinate2=[504, 500])[1] == [
         ("swipe", {"coordinate": [504, 1500], "coordinate2": [504, 500]})]
-    assert read(action="type", text="cats")[1] == [("type", {"text": "cats"})]
+    assert read(action="type", text="cats")[1] == [("type", {"text": "cats", "clear": True})]
     assert read(action="open", text="Settings")[1] == [("open_app", {"text": "Settings"})]
     assert read(action="system_button", button="Back")[1] == [("system_button", {"button": "back"})]
     assert read(action="system_button", button="Menu")[1] == [("system_button", {"button": "app_switch"})]

@@ -35,7 +35,7 @@ class Counting(SimDriver):
         return await super().get_ui_tree()
 
 
-@pytest.mark.parametrize("fmt", ["json", "ui-tars", "qwen-vl", "autoglm"])
+@pytest.mark.parametrize("fmt", ["json", "ui-tars", "qwen-vl", "qwen3-vl", "autoglm"])
 async def test_each_format_runs_the_demo_from_the_screenshot_alone(fmt: str, tmp_path: Path) -> None:
     script = DEMO_SCRIPT
     if fmt == "json":

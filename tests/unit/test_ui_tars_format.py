@@ -50,9 +50,12 @@ def test_each_action_of_the_action_space_becomes_the_runtimes() -> None:
         return str(reply.status), [(a.name, a.args) for a in reply.actions], reply.result
 
     assert read(f"long_press(point='{mid}')")[1] == [("long_press_at", {"x": 500, "y": 1000})]
-    assert read("type(content='hello')")[1] == [("type", {"text": "hello"})]
-    assert read("type(content='cats\\n')")[1] == [("type", {"text": "cats"}),
+    assert read("type(content='hello')")[1] == [("type", {"text": "hello", "clear": True})]
+    assert read("type(content='cats\\n')")[1] == [("type", {"text": "cats", "clear": True}),
                                                    ("system_button", {"button": "enter"})]
+    assert read("type(content='\\n')")[1] == [("system_button", {"button": "enter"})]  # not an emptied field
+    assert read("type(content='')")[1] == [("type", {"text": "", "clear": True})]
+    assert read("infeasible(content='No such network.')") == ("FAIL", [], "No such network.")
     assert read(f"scroll(point='{mid}', direction='down')")[1] == [
         ("swipe", {"coordinate": [500, 1000], "coordinate2": [500, 500], "duration": 0.5})]
     assert read(f"scroll(point='{mid}', direction='left')")[1] == [

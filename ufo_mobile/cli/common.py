@@ -66,7 +66,7 @@ def positive(text: str) -> int:
     return value
 
 
-FORMATS = ("auto", "json", "ui-tars", "qwen-vl", "autoglm")
+FORMATS = ("auto", "json", "ui-tars", "qwen-vl", "qwen3-vl", "autoglm")
 FORMAT_HELP = ("how the model is prompted and answers (model.format): json, ui-tars, qwen-vl, autoglm, or auto "
                "(by the model's name)")
 

@@ -33,7 +33,7 @@ class PriceSettings(Strict):
 ModelKind = Literal["scripted", "openai", "azure", "openai_compatible"]
 
 
-ReplyFormat = Literal["json", "ui-tars", "qwen-vl", "autoglm"]
+ReplyFormat = Literal["json", "ui-tars", "qwen-vl", "qwen3-vl", "autoglm"]
 _NAMED: tuple[tuple[str, ReplyFormat], ...] = ((r"ui[-_ ]?tars", "ui-tars"), (r"gui[-_ ]?owl", "qwen-vl"),
                                                (r"auto[-_ ]?glm", "autoglm"))
 

@@ -44,8 +44,8 @@ EXPECTED = {
         "blocked": set(), "reask": {"error"},
     },
     "qwen_vl": {
-        "system": {"untrusted", "approval", "person", "width", "height"}, "request": {"request"},
-        "user": {"width", "height", "budget", "current_app", "apps"}, "output_schema": {"schema"},
+        "system": {"untrusted", "approval", "person", "coordinates"}, "request": {"request"},
+        "user": {"width", "height", "grid", "budget", "current_app", "apps"}, "output_schema": {"schema"},
         "memory": {"memory"}, "blocked": set(), "reask": {"error"},
     },
     "autoglm": {

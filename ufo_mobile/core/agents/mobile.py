@@ -30,7 +30,7 @@ from ufo_mobile.core.processors.context import StepContext
 from ufo_mobile.core.processors.data_collection import DataCollection
 from ufo_mobile.core.processors.llm_interaction import LLMInteraction
 from ufo_mobile.core.processors.memory_update import MemoryUpdate
-from ufo_mobile.core.processors.qwen_vl import QwenVLInteraction
+from ufo_mobile.core.processors.qwen_vl import Qwen3VLInteraction, QwenVLInteraction
 from ufo_mobile.core.processors.recorder import StepRecorder
 from ufo_mobile.core.processors.ui_tars import UITarsInteraction
 from ufo_mobile.core.states.base import AgentStateManager
@@ -42,7 +42,7 @@ from ufo_mobile.settings import Settings
 
 #: the model phase of a format that points on the screenshot (the json format's is LLMInteraction)
 POINTING: dict[str, type[LLMInteraction]] = {"ui-tars": UITarsInteraction, "qwen-vl": QwenVLInteraction,
-                                             "autoglm": AutoGLMInteraction}
+                                             "qwen3-vl": Qwen3VLInteraction, "autoglm": AutoGLMInteraction}
 
 class MobileAgent(BasicAgent):
     """The agent of ``mode: direct``: each step it observes the phone, asks the model for the next

@@ -5,8 +5,10 @@ It answers its thinking, then one line of pseudo-code, ``do(action="Tap", elemen
 the screenshot: the fraction ``x / 1000`` of the width, as Open-AutoGLM's own handler reads it. The
 line is read with Python's ``ast`` (literals only, nothing run). ``Take_over`` hands the phone to a
 person (TAKEOVER), ``Interact`` asks the user to choose (PENDING), ``Note`` keeps what the model
-noted, ``finish`` is FINISH; ``Double Tap`` and ``Call_API`` have no action here and are refused with
-the reason, for the model to choose another.
+noted, ``finish`` is FINISH, ``fail`` FAIL (our prompt's addition: the family ends a request it
+cannot do with ``finish`` and the reason, which the runtime could not tell from success). ``Type``
+types in place of the focused field's text, as Open-AutoGLM's own handler does; ``Double Tap`` and
+``Call_API`` have no action here and are refused with the reason, for the model to choose another.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ufo_mobile.core.status import MobileAgentStatus
 from ufo_mobile.errors import LLMOutputParseError
 
 GRID = 1000  # a point's coordinates are thousandths of the screenshot's width and height (0-999)
-_LINE = re.compile(r"((?:do|finish)\(.*\))", re.DOTALL)
+_LINE = re.compile(r"((?:do|finish|fail)\(.*\))", re.DOTALL)
 _REFUSED = {"Double Tap": "Double Tap is not an action here: tap once, or long press",
             "Call_API": "Call_API is not an action here: keep what you need with Note, and finish with the answer"}
 
@@ -31,7 +33,7 @@ class AutoGLMInteraction(PointingInteraction):
 
     templates_name = "autoglm"
     approval_flag = 'a do(action="Interact") first, your thinking asking for approval'
-    action_pattern = r"((?:do|finish)\(.*?\))\s*(?:</answer>|$)"
+    action_pattern = r"((?:do|finish|fail)\(.*?\))\s*(?:</answer>|$)"
 
     def parse_reply(self, text: str, picture: tuple[int, int], screen: tuple[int, int]) -> AgentReply:
         return parse_autoglm(text, screen)
@@ -56,8 +58,9 @@ def parse_autoglm(text: str, screen: tuple[int, int]) -> AgentReply:
         args: dict[str, Any] = {str(k.arg): ast.literal_eval(k.value) for k in call.keywords}
     except (SyntaxError, ValueError) as exc:
         raise LLMOutputParseError(f"the action line could not be read: {exc}", raw=text) from None
-    if call.func.id == "finish":
-        return AgentReply(status=MobileAgentStatus.FINISH, thought=thought, result=str(args.get("message", "")))
+    if call.func.id in ("finish", "fail"):
+        done = MobileAgentStatus.FINISH if call.func.id == "finish" else MobileAgentStatus.FAIL
+        return AgentReply(status=done, thought=thought, result=str(args.get("message", "")))
     action = str(args.get("action", ""))
     if action == "Take_over":
         return AgentReply(status=MobileAgentStatus.TAKEOVER, thought=thought,
@@ -76,7 +79,7 @@ def _action(action: str, args: dict[str, Any], screen: tuple[int, int], thought:
         start, end = _point(args, "start", screen), _point(args, "end", screen)
         return ActionCall(name="swipe", args={"coordinate": list(start), "coordinate2": list(end)})
     if action in ("Type", "Type_Name"):
-        return ActionCall(name="type", args={"text": str(args.get("text", ""))})
+        return ActionCall(name="type", args={"text": str(args.get("text", "")), "clear": True})
     if action == "Launch":
         return ActionCall(name="open_app", args={"text": str(args.get("app", "")).strip()})
     if action in ("Back", "Home"):

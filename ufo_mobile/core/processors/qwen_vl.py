@@ -6,7 +6,11 @@ as Qwen's agent cookbooks state it) and answers with its thinking, then
 ``<tool_call>{"name": "mobile_use", "arguments": {"action": "click", "coordinate": [x, y]}}</tool_call>``,
 ``coordinate`` in pixels of the picture it saw (sent on its 28-pixel grid: ``pointing.on_grid``).
 ``terminate`` ends the run: FINISH (``success``) or FAIL (``failure``), its ``text`` the answer or the
-reason. Qwen3-VL answers the same tool in another coordinate system (0-1000): not this format.
+reason. ``type`` types in place of the focused field's text.
+
+Qwen3-VL answers the same tool on a fixed grid instead (``model.format: qwen3-vl``): its tool states a
+999x999 screen, and a coordinate ``v`` is the fraction ``v / 999`` of the picture's side, as Qwen's
+own mobile-agent cookbook maps it back.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from ufo_mobile.errors import LLMOutputParseError
 
 _CALL = re.compile(r"<tool_call>\s*(.*?)\s*</tool_call>", re.DOTALL)
 _BUTTONS = {"Back": "back", "Home": "home", "Menu": "app_switch", "Enter": "enter"}
+GRID3 = 999  # Qwen3-VL's coordinates: 0 to 999 across the picture, whatever its size
 
 
 class QwenVLInteraction(PointingInteraction):
@@ -33,15 +38,34 @@ class QwenVLInteraction(PointingInteraction):
     action_pattern = r"<tool_call>(.*?)</tool_call>"
 
     def system_values(self, picture: tuple[int, int]) -> dict[str, object]:
-        return {"width": picture[0], "height": picture[1]}
+        return {"coordinates": f"The screenshot's resolution is {picture[0]}x{picture[1]}: coordinates are its "
+                               "pixels, x from the left edge and y from the top edge."}
+
+    def user_values(self) -> dict[str, object]:
+        return {"grid": ""}
 
     def parse_reply(self, text: str, picture: tuple[int, int], screen: tuple[int, int]) -> AgentReply:
         return parse_qwen_vl(text, picture, screen)
 
 
+class Qwen3VLInteraction(QwenVLInteraction):
+    """The model phase, in Qwen3-VL's mobile-use format: the same tool, its coordinates on a 0-999 grid."""
+
+    def system_values(self, picture: tuple[int, int]) -> dict[str, object]:
+        return {"coordinates": f"The screen's resolution is {GRID3}x{GRID3}: coordinates are on a grid from 0 at "
+                               f"the left and top edges to {GRID3} at the right and bottom edges, whatever the "
+                               "screenshot's size."}
+
+    def user_values(self) -> dict[str, object]:
+        return {"grid": f" (coordinates on the 0-{GRID3} grid)"}
+
+    def parse_reply(self, text: str, picture: tuple[int, int], screen: tuple[int, int]) -> AgentReply:
+        return parse_qwen_vl(text, (GRID3, GRID3), screen)
+
+
 def parse_qwen_vl(text: str, picture: tuple[int, int], screen: tuple[int, int]) -> AgentReply:
     """A reply with one ``mobile_use`` call, its coordinates mapped from ``picture`` (the size of the
-    screenshot the model saw) to ``screen`` (width, height in pixels).
+    screenshot the model saw, or Qwen3-VL's 999x999 grid) to ``screen`` (width, height in pixels).
 
     Raises:
         LLMOutputParseError: no call, more than one, not JSON, or an action this tool does not have.
@@ -77,7 +101,7 @@ def _action(action: str, args: dict[str, Any], picture: tuple[int, int], screen:
         start, end = _point(args, "coordinate", picture, screen), _point(args, "coordinate2", picture, screen)
         return ActionCall(name="swipe", args={"coordinate": list(start), "coordinate2": list(end)})
     if action == "type":
-        return ActionCall(name="type", args={"text": str(args.get("text", ""))})
+        return ActionCall(name="type", args={"text": str(args.get("text", "")), "clear": True})
     if action == "open":
         return ActionCall(name="open_app", args={"text": str(args.get("text", "")).strip()})
     if action == "system_button":

@@ -2,8 +2,10 @@
 
 They answer ``Thought: ...`` then ``Action: click(point='<point>x y</point>')``. The reply is read
 by the model family's own parser (the ``ui-tars`` package), which gives each point as a fraction of
-the picture; ``finished`` is FINISH with its content as the result, ``call_user`` asks the user
-(PENDING). What every pointing format shares is in ``pointing.py``.
+the picture; ``finished`` is FINISH with its content as the result, ``infeasible`` FAIL with its
+reason (our prompt's addition: the family has no way to say a request cannot be done), ``call_user``
+asks the user (PENDING). ``type`` types in place of the focused field's text. What every pointing
+format shares is in ``pointing.py``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from ufo_mobile.errors import LLMOutputParseError
 
 SCROLL_SHARE = 0.25  # a scroll moves the finger this share of the screen from the point
 _KEYS = {"press_home": "home", "press_back": "back"}
+_ENDINGS = {"finished": MobileAgentStatus.FINISH, "infeasible": MobileAgentStatus.FAIL,
+            "call_user": MobileAgentStatus.PENDING}
 
 
 class UITarsInteraction(PointingInteraction):
@@ -53,17 +57,19 @@ def parse_ui_tars(text: str, picture: tuple[int, int], screen: tuple[int, int]) 
         raise LLMOutputParseError(f"{len(parsed)} actions; give exactly one", raw=text)
     thought = str(parsed[0].get("thought") or "")
     name, inputs = str(parsed[0]["action_type"]), dict(parsed[0]["action_inputs"])
-    if name in ("finished", "call_user"):
-        status = MobileAgentStatus.FINISH if name == "finished" else MobileAgentStatus.PENDING
-        result = str(inputs.get("content", "")).strip() or (thought if name == "call_user" else "")
-        return AgentReply(status=status, thought=thought, result=result)
+    if name in _ENDINGS:
+        result = str(inputs.get("content", "")).strip() or (thought if name != "finished" else "")
+        return AgentReply(status=_ENDINGS[name], thought=thought, result=result)
+    if name == "type" and not str(inputs.get("content", "")).strip() and re.search(r"content=['\"]\\n", text):
+        inputs["content"] = "\n"  # the parser strips a lone new line: it is the enter key, not an empty field
     return AgentReply(status=MobileAgentStatus.CONTINUE, thought=thought, actions=_actions(name, inputs, screen))
 
 
 def _actions(name: str, inputs: dict[str, Any], screen: tuple[int, int]) -> list[ActionCall]:
-    if name == "type":  # a content ending in a new line is typed, then submitted (the enter key)
+    if name == "type":  # in place of the focused field's text; a content ending in a new line is then submitted
         content = str(inputs.get("content", ""))
-        typed = [ActionCall(name="type", args={"text": content.removesuffix("\n")})]
+        text = content.removesuffix("\n")
+        typed = [ActionCall(name="type", args={"text": text, "clear": True})] if text or content == "" else []
         return typed + [ActionCall(name="system_button", args={"button": "enter"})] if content.endswith("\n") else typed
     return [_action(name, inputs, screen)]
 
