@@ -1,6 +1,6 @@
 """What every pointing format shares: each action it maps a model's reply to is one the runtime's own
 tool registry takes, with arguments it accepts (a mapped action the registry refused would be re-asked
-in vain), and the demo runs to FINISH in it with the scripted model's replies in that format."""
+in vain), so is every turn the scripted model says in it (an eval's oracle), and the demo runs to FINISH in it with the scripted model's replies in that format."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import pytest
 
 from tests.unit.llm.test_prompt import registry
 from ufo_mobile.core.llm.reply import AgentReply
+from ufo_mobile.core.llm.speaking import Move, say
 from ufo_mobile.core.processors.autoglm import parse_autoglm
-from ufo_mobile.core.processors.qwen_vl import parse_qwen_vl
+from ufo_mobile.core.processors.qwen_vl import GRID3, parse_qwen_vl
 from ufo_mobile.core.processors.ui_tars import parse_ui_tars
 
 SCREEN = PICTURE = (1008, 1988)
@@ -20,6 +21,22 @@ SCREEN = PICTURE = (1008, 1988)
 
 def qwen(**arguments: object) -> str:
     return "<tool_call>" + json.dumps({"name": "mobile_use", "arguments": arguments}) + "</tool_call>"
+
+
+def spoken() -> list[tuple[str, Move, AgentReply]]:
+    """Every turn the scripted model says in a pointing format, read back by that format."""
+    readers = {"ui-tars": parse_ui_tars, "qwen-vl": parse_qwen_vl,
+               "qwen3-vl": lambda text, picture, screen: parse_qwen_vl(text, (GRID3, GRID3), screen),
+               "autoglm": lambda text, picture, screen: parse_autoglm(text, screen)}
+    turns = [Move("tap"), Move("long_press"), Move("type", text="hi"), Move("key", text="back"),
+             Move("key", text="home"), Move("key", text="enter"), Move("open", text="Settings"), Move("wait", text="2")]
+    found = []
+    for fmt, reader in readers.items():
+        for move in turns:
+            if fmt == "autoglm" and move.text == "enter":
+                continue  # it has no enter key
+            found.append((fmt, move, reader(say(fmt, move, "t", (10, 10), SCREEN, PICTURE), PICTURE, SCREEN)))
+    return found
 
 
 REPLIES: list[tuple[str, AgentReply]] = [
@@ -39,6 +56,7 @@ REPLIES: list[tuple[str, AgentReply]] = [
         'do(action="Swipe", start=[5,5], end=[500,900])', 'do(action="Type", text="hi")',
         'do(action="Launch", app="Settings")', 'do(action="Back")', 'do(action="Home")',
         'do(action="Wait", duration="2 seconds")', 'do(action="Note", message="True")']),
+    *((f"speaking {fmt} {move.kind} {move.text}", reply) for fmt, move, reply in spoken()),
 ]
 
 
@@ -50,7 +68,7 @@ def test_every_mapped_action_is_one_the_runtime_takes(what: str, reply: AgentRep
         assert tools.check_call(action.name, action.args) is None, (what, action)
 
 
-@pytest.mark.parametrize("fmt", ["ui-tars", "qwen-vl", "autoglm"])
+@pytest.mark.parametrize("fmt", ["ui-tars", "qwen-vl", "qwen3-vl", "autoglm"])
 def test_the_demo_runs_in_each_format_with_its_scripted_replies(fmt: str, tmp_path: Path) -> None:
     from tests.unit.test_cli_runs import DEMO, only_run_dir, run_cli, steps_of
 

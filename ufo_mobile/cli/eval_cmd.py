@@ -265,6 +265,8 @@ def eval_settings(args: argparse.Namespace) -> tuple[BuiltinModel | None, Settin
         if args.provider not in (None, "scripted") or args.base_url is not None:
             raise ConfigError(f"--model {builtin} is built in: it takes no --provider or --base-url", key="--model")
         overrides["model"] = {"kind": "scripted", "script": "-"}  # the runs get their model from the campaign
+        if args.format is not None:  # ... which answers in this format
+            overrides["model"]["format"] = args.format
     else:
         overrides["model"] = model_overrides(args)
     if args.mode is not None:

@@ -95,10 +95,11 @@ class Campaign:
 
     def model_for(self, instance: TaskInstance) -> ChatModel | None:
         """The run's model: a built-in one, or ``None`` for the session to build from the settings."""
+        fmt = self.settings.model.reply_format
         if self.builtin == "oracle":
-            return oracle_model(instance, self.settings.mode)
+            return oracle_model(instance, self.settings.mode, fmt, self.settings.perception.source)
         if self.builtin == "give-up":
-            return give_up_model(self.settings.mode)
+            return give_up_model(self.settings.mode, fmt)
         return None
 
     def _settings_for(self, instance: TaskInstance) -> Settings:

@@ -77,13 +77,17 @@ class TaskOutcome:
         return data
 
 
-def give_up_model(mode: str = "direct") -> ScriptedModel:
-    """A model that answers FAIL ("giving up") to everything."""
-    return ScriptedModel(GIVE_UP.for_mode(mode), name="scripted:give-up")
+def give_up_model(mode: str = "direct", reply_format: str = "json") -> ScriptedModel:
+    """A model that answers FAIL ("giving up") to everything, in ``reply_format``."""
+    speaks = reply_format if reply_format != "json" else None
+    return ScriptedModel(GIVE_UP.for_mode(mode), name="scripted:give-up", speaks=speaks)
 
 
-def oracle_model(instance: TaskInstance, mode: str = "direct") -> ScriptedModel:
-    """The task's oracle script for this variant, in ``mode``'s reply format.
+def oracle_model(instance: TaskInstance, mode: str = "direct", reply_format: str = "json",
+                 source: str = "both") -> ScriptedModel:
+    """The task's oracle script for this variant, in ``mode``'s reply format; said as a model
+    answering in ``reply_format`` says it, or by points when the model sees the screenshot alone
+    (``source``), looking at the run's phone for the points (``run_task`` lets it watch the phone).
 
     Raises:
         ConfigError: the task has no oracle script, or the script has no replies for ``mode``
@@ -95,7 +99,8 @@ def oracle_model(instance: TaskInstance, mode: str = "direct") -> ScriptedModel:
     if mode != "direct" and mode not in script.modes:
         raise ConfigError(f"the oracle script has no replies for the {mode} mode (add modes: {{{mode}: [...]}})",
                           path=str(instance.task.oracle_path), key="modes")
-    return ScriptedModel(script.for_mode(mode), name=f"scripted:oracle:{instance.task.id}")
+    speaks = reply_format if reply_format != "json" else "json" if source == "screenshot" else None
+    return ScriptedModel(script.for_mode(mode), name=f"scripted:oracle:{instance.task.id}", speaks=speaks)
 
 
 def build_phone(instance: TaskInstance, *, width: int = 1080, height: int = 2400) -> SimPhone:
@@ -154,6 +159,8 @@ async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | 
     base = settings or default_settings()
     phone = build_phone(instance, width=base.device.sim.width, height=base.device.sim.height)
     device = driver(phone)
+    if isinstance(model, ScriptedModel) and model.speaks is not None:
+        model.watch(device)  # it points at the controls its replies name
     session = Session(run_settings(instance, base, log_dir), device=device, model=model, run_id=run_id,
                       on_start=on_start, on_step=on_step)
     result = await session.run()

@@ -84,6 +84,29 @@ def test_oracle_passes_give_up_fails_and_the_two_compare(tmp_path: Path, fast_co
     assert f"success rate: A 100.0% ({2 * len(ids)}/{2 * len(ids)}) -> B " in out
 
 
+@pytest.mark.parametrize(("fmt", "source"), [("autoglm", "both"), ("json", "screenshot"), ("ui-tars", "screenshot")])
+def test_the_oracle_and_give_up_answer_in_the_format_asked_for(tmp_path: Path, fmt: str, source: str) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(f"logs: {{report: false}}\nperception: {{source: {source}, settle_timeout_seconds: 0}}\n")
+    tasks = "shop-add-to-cart,settings-impossible-network"
+    code, out = run_cli("eval", str(SUITE), "--tasks", tasks, "--model", "oracle", "--format", fmt,
+                        "--config", str(config), "--log-dir", str(tmp_path / "a"), "--quiet")
+    assert code == 0, out
+    records = read_results(the_eval_dir(tmp_path / "a"))
+    assert [(r["task_id"], r["passed"], r["format"]) for r in records] == [
+        ("settings-impossible-network", True, fmt), ("shop-add-to-cart", True, fmt)]
+    replies = [(Path(records[1]["run_dir"]) / "steps" / f"{n:04d}" / "reply.txt").read_text() for n in (1, 2)]
+    if fmt == "json":  # no control list to number: the oracle taps by point
+        assert '"click_at"' in replies[1]
+    else:
+        assert replies[0].startswith("<think>") if fmt == "autoglm" else replies[0].startswith("Thought: ")
+    code, out = run_cli("eval", str(SUITE), "--tasks", tasks, "--model", "give-up", "--format", fmt,
+                        "--config", str(config), "--log-dir", str(tmp_path / "b"), "--quiet")
+    assert code == 0, out
+    assert [(r["passed"], r["status"]) for r in read_results(the_eval_dir(tmp_path / "b"))] == [
+        (True, "FAIL"), (False, "FAIL")]
+
+
 def test_a_real_model_over_http_is_scored_with_its_tokens_and_cost(tmp_path: Path, fast_config: Path) -> None:
     task = next(t for t in suite_tasks() if t.id == "settings-connected-network")
     instance = task.instantiate(0)

@@ -29,6 +29,12 @@ the phone does not show (the demo's last reply does this).
 One script can serve every mode (``mode`` in the task file, ``run --mode``): ``replies`` are the
 direct mode's, and ``modes: {reasoning: [...], codeact: [...]}`` holds the others' (the manager's
 tag replies and the executor's JSON in turn; CodeAct's ```python blocks).
+
+A model that ``speaks`` another format (an eval's oracle for a UI-TARS, Qwen-VL or AutoGLM run, or
+for a run that reads the screenshot alone) says each JSON reply as that format's model would
+(``speaking.py``), looking at the phone for the controls' points (``watch``); a reply it cannot say
+there may give the one to say instead (``{reply: ..., otherwise: ...}``: AutoGLM has no enter key,
+so it taps the suggestion).
 """
 
 from __future__ import annotations
@@ -43,13 +49,23 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ufo_mobile import yamlio
 from ufo_mobile.core.llm.base import Completion, Usage
-from ufo_mobile.core.llm.prompt_reading import LabelError, fill_labels, has_labels, latest_screen, shows
-from ufo_mobile.core.memory.messages import ChatMessage
-from ufo_mobile.errors import ConfigError, LLMError
+from ufo_mobile.core.llm.prompt_reading import (
+    LabelError,
+    ScreenControl,
+    fill_labels,
+    has_labels,
+    latest_screen,
+    number_for,
+    shows,
+)
+from ufo_mobile.core.llm.speaking import SPOKEN, Move, Sight, moves, say
+from ufo_mobile.core.memory.messages import ChatMessage, ImagePart
+from ufo_mobile.core.ui.state import UIState
+from ufo_mobile.errors import ConfigError, ElementNotFoundError, LLMError
 from ufo_mobile.safe_text import printable
 
 AFTER_FILE_POLL_SECONDS = 0.05  # how often a reply held by ``after_file`` looks for its file
-WRAPPER_KEYS = frozenset({"reply", "delay_seconds", "after_file", "expect"})
+WRAPPER_KEYS = frozenset({"reply", "delay_seconds", "after_file", "expect", "otherwise"})
 
 
 def _brief(entry: Any) -> str:
@@ -93,11 +109,32 @@ class ScriptedModel:
 
     reads_images = False  # its image parts come without bytes: nothing is encoded for it
 
-    def __init__(self, script: Script, *, name: str = "scripted") -> None:
+    def __init__(self, script: Script, *, name: str = "scripted", speaks: str | None = None) -> None:
+        if speaks is not None and speaks not in SPOKEN:
+            raise ValueError(f"cannot speak the {speaks} format")
         self.name = name
         self.script = script
         self.calls: list[list[ChatMessage]] = []
+        self.speaks = speaks  # the format its JSON replies are said in (None: sent as written)
+        self.sight: Sight | None = None
         self._next = 0
+        self._later: list[Move] = []  # the turns a reply said in ``speaks`` still takes
+        self._decided_on: UIState | None = None  # the screen they were decided on
+        self._thought = ""
+
+    def watch(self, driver: Any) -> None:
+        """Look at ``driver``'s phone for the controls a spoken reply points at (its UI tree, numbered
+        as the runtime numbers it)."""
+        from ufo_mobile.core.ui.format import FormatOptions
+        from ufo_mobile.core.ui.provider import AndroidStateProvider
+
+        provider = AndroidStateProvider(driver, format_options=FormatOptions(legend=False))
+        looks = iter(range(1, 1_000_000))
+
+        async def sight() -> UIState:
+            return (await provider.read(observation_id=f"scripted-{next(looks)}")).ui
+
+        self.sight = sight
 
     def skip(self, replies: int) -> None:
         """Start after the first ``replies`` answers (a resumed run already had them)."""
@@ -150,6 +187,10 @@ class ScriptedModel:
                 expects a control the screen does not show.
         """
         self.calls.append(list(messages))
+        if self._later:  # the next turn of a reply said in another format
+            move, self._later = self._later[0], self._later[1:]
+            text = await self._say(move, messages, f"{self.name}'s reply {self._next}")
+            return Completion(text=text, usage=Usage(calls=1), model=self.name)
         replies = self.script.replies
         if self._next >= len(replies):
             if not self.script.repeat_last:
@@ -160,8 +201,11 @@ class ScriptedModel:
             self._next += 1
         reply, wrapper = self._unwrap(replies[index])
         wrapper = wrapper or {}
-        reply = self._read_screen(reply, wrapper.get("expect"), index, messages)
-        text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
+        if self.speaks is not None and isinstance(reply, dict):
+            text = await self._spoken(reply, wrapper, index, messages)
+        else:
+            reply = self._read_screen(reply, wrapper.get("expect"), index, messages)
+            text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
         after = Path(str(wrapper["after_file"])) if wrapper.get("after_file") else None
         delay = float(wrapper.get("delay_seconds", 0)) if wrapper else None  # a wrapper's own, else the script's
         while after is not None and not after.exists():  # noqa: ASYNC110 - a file has no event to wait on
@@ -170,3 +214,62 @@ class ScriptedModel:
         if wait:
             await asyncio.sleep(wait)
         return Completion(text=text, usage=Usage(calls=1), model=self.name)
+
+    async def _spoken(self, reply: dict[str, Any], wrapper: dict[str, Any], index: int,
+                      messages: Sequence[ChatMessage]) -> str:
+        """The first turn of ``reply`` said in ``speaks``, its controls found on the phone (the later
+        turns wait in ``_later``); the wrapper's ``otherwise`` when the format cannot say ``reply``."""
+        where = f"reply {index + 1} of {self.name}"
+        if self.sight is None:
+            raise LLMError(f"{where}: the scripted model speaks {self.speaks} but does not see the phone")
+        ui = await self.sight()
+        controls = _controls(ui)
+        expect = wrapper.get("expect")
+        try:
+            if expect:
+                shows(controls, str(expect.get("label", "")), expect.get("flag"))
+            turns = moves(fill_labels(reply, controls), lambda field: ui.get_control(field).focused)
+        except (LabelError, LLMError, ElementNotFoundError, KeyError, TypeError, ValueError) as exc:
+            raise LLMError(f"{where} ({_brief(reply)}): {printable(str(exc))}") from exc
+        self._decided_on, self._thought = ui, str(reply.get("thought") or reply.get("observation") or "")
+        self._later = turns[1:]
+        try:
+            return await self._say(turns[0], messages, where, ui)
+        except LLMError:
+            otherwise = wrapper.get("otherwise")
+            if not isinstance(otherwise, dict):
+                raise
+            return await self._spoken(otherwise, {}, index, messages)
+
+    async def _say(self, move: Move, messages: Sequence[ChatMessage], where: str, ui: UIState | None = None) -> str:
+        """``move`` said in ``speaks``: its control's point looked up on the screen now (a later turn
+        finds its control by label; without one, on the screen the reply was decided on)."""
+        assert self.speaks is not None and self.sight is not None
+        ui = ui or await self.sight()
+        point = move.point
+        try:
+            if point is None and move.index is not None:
+                if move.fresh or move.label is None:
+                    seen = ui if move.fresh else (self._decided_on or ui)
+                    point = seen.get_clear_point(move.index)
+                else:
+                    point = ui.get_clear_point(number_for(_controls(ui), move.label))
+            return say(self.speaks, move, self._thought, point, (ui.screen_width, ui.screen_height),
+                       _picture(messages))
+        except (LabelError, ElementNotFoundError) as exc:
+            raise LLMError(f"{where}: {printable(str(exc))}") from exc
+
+
+def _controls(ui: UIState) -> list[ScreenControl]:
+    """The controls of ``ui`` as a model reads them in its screen list."""
+    return latest_screen([ChatMessage(role="user", content=ui.formatted_text)]) or []
+
+
+def _picture(messages: Sequence[ChatMessage]) -> tuple[int, int] | None:
+    """The size of the last picture the conversation shows the model."""
+    for message in reversed(messages):
+        if isinstance(message.content, list):
+            for part in message.content:
+                if isinstance(part, ImagePart) and part.size is not None:
+                    return part.size
+    return None

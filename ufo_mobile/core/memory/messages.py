@@ -20,13 +20,15 @@ class ImagePart(BaseModel):
     """An image for the model: ``data`` holds a PNG or JPEG file's bytes. ``label`` names it in logs
     instead of the bytes. A model that says it does not read images (``reads_images = False``, as the
     scripted one does) gets its parts with empty ``data``: where the picture stands in the
-    conversation, without the cost of making it."""
+    conversation, without the cost of making it. ``size`` is the picture's (width, height) in pixels,
+    as the model sees it."""
 
     model_config = ConfigDict(frozen=True)
     type: Literal["image"] = "image"
     data: bytes = Field(repr=False)
     label: str = "screenshot"
     detail: Literal["low", "high", "auto"] = "auto"
+    size: tuple[int, int] | None = None
 
 
 ContentPart = TextPart | ImagePart

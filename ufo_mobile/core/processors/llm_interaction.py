@@ -151,11 +151,12 @@ class LLMInteraction:
         if not self.vision or obs.model_image_size is None:
             return []
         picture = obs.model_picture() if self.reads_pixels(model or self.model) else None
+        size = obs.model_image_size
         parts: list[ContentPart] = [ImagePart(data=picture.data if picture else b"", detail=self.image_detail,
-                                              label=f"annotated screenshot {obs.observation_id}")]
+                                              label=f"annotated screenshot {obs.observation_id}", size=size)]
         if self.clean_screenshot and obs.model_image_with_clean:
             parts.append(ImagePart(data=(picture.clean or b"") if picture else b"", detail=self.image_detail,
-                                   label=f"screenshot {obs.observation_id}"))
+                                   label=f"screenshot {obs.observation_id}", size=size))
         return parts
 
     async def conversation(self, ctx: StepContext) -> list[ChatMessage]:
