@@ -130,7 +130,9 @@ def _before(run: RunView, step: StepView, mark: Mark | None, thumbnail: Thumbnai
     path = step.image
     shot = picture(path, screen_size=step.screen_size, thumbnail=thumbnail) if path is not None else None
     if path is None or shot is None:
-        return '<figure class="shot none"><div class="noimage">no screenshot</div></figure>'
+        why = ("<figcaption>this run read the UI dump alone (perception.source: dump): the screen is in "
+               "its screen text below</figcaption>" if run.sees_dump_alone else "")
+        return f'<figure class="shot none"><div class="noimage">no screenshot</div>{why}</figure>'
     marks = target_marks(mark, shot.scale, (shot.width, shot.height)) if mark is not None else Marks()
     what = "annotated screenshot" if path.name in ANNOTATED else "screenshot"
     caption = what + ("; the magenta box is the target of the action" if marks.box is not None else

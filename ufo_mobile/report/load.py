@@ -172,6 +172,13 @@ class RunView:
         return str(mode or "direct")
 
     @property
+    def sees_dump_alone(self) -> bool:
+        """Whether the run took no screenshots (``perception.source: dump``)."""
+        settings = self.data.get("settings")
+        perception = settings.get("perception") if isinstance(settings, dict) else None
+        return isinstance(perception, dict) and perception.get("source") == "dump"
+
+    @property
     def actions_failed(self) -> int:
         """Actions that ran (or were refused) and did not succeed: ``run.json``'s count, else (a run
         from before it was kept, or one still going) counted from the steps' lines."""

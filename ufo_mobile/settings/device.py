@@ -63,10 +63,11 @@ class PerceptionSettings(Strict):
     dump_refused_retries: int = Field(default=3, ge=0, description="a dump the phone refuses: tries again")
     dump_retry_delay_seconds: float = Field(default=0.5, gt=0, description="the first pause; it doubles")
     annotate: bool = Field(default=True, description="draw numbered boxes on the screenshot (set-of-mark)")
-    source: Literal["both", "screenshot"] = Field(
+    source: Literal["both", "screenshot", "dump"] = Field(
         default="both", description="both: the UI dump and the screenshot; screenshot: the screenshot alone, "
                                     "no dump read (games, Flutter or WebView screens): the model acts by "
-                                    "coordinates")
+                                    "coordinates; dump: the UI dump alone, no screenshot taken (a text-only "
+                                    "model, or screens that must not be captured)")
     settle_timeout_seconds: float = Field(default=3.0, ge=0, description="0 turns the stability check off")
     settle_interval_seconds: float = Field(default=0.3, ge=0, description="pause between observations while "
                                                                           "the screen still moves")

@@ -72,6 +72,9 @@ class Settings(Strict):
                              f"works with mode direct (mode {self.mode} needs the json format)")
         if answers != "json" and not self.model.vision:
             raise ValueError(f"model.format {answers} points on the screenshot: it needs model.vision: true")
+        if answers != "json" and self.perception.source == "dump":
+            raise ValueError(f"model.format {answers} points on the screenshot: perception.source dump takes "
+                             "none (use both or screenshot)")
         return self
 
     def model_for(self, role: str) -> ModelSettings:

@@ -205,6 +205,8 @@ class MobileAgent(BasicAgent):
     async def keep_final_screen(self, context: RunContext, reason: str) -> None:
         """``final.png`` and the reason in the log, for a run that failed."""
         context.logger.warning("run_failed", step=context.step, reason=reason)
+        if self.settings.perception.source == "dump":
+            return  # this run takes no screenshots
         limit = closing_limit(self.settings.device.command_timeout_seconds, lost=context.device_lost)
         try:
             png = await asyncio.wait_for(self.device.screenshot(), limit)

@@ -41,6 +41,8 @@ from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, Devic
 from ufo_mobile.settings import PerceptionSettings
 
 SCREENSHOT_ONLY = "this run reads the screenshot only (perception.source: screenshot)"
+# perception.source: dump takes no screenshot at all: the model reads the screen list alone, the record
+# keeps the dump's controls and text, and nothing on the phone is ever captured as a picture
 
 
 class DataCollection:
@@ -67,7 +69,7 @@ class DataCollection:
             self._apps = await self.device.get_apps() if self.device.supports("get_apps") else []
         return self._apps
 
-    async def _read(self, ctx: StepContext, size: tuple[int, int],
+    async def _read(self, ctx: StepContext, size: tuple[int, int] | None,
                     dump: str | DumpFailure | None = None) -> tuple[UIState, int, str | None]:
         """One observation through the provider (``dump``, or a fresh one); the dumps it took and the
         dump it was made from. Refused dumps and fallbacks are kept for the step's record."""
@@ -79,6 +81,10 @@ class DataCollection:
         return read.ui, read.attempts, read.dump
 
     async def _capture(self, ctx: StepContext) -> tuple[bytes, UIState, int, str | None]:
+        if self.settings.source == "dump":  # no screenshot is taken: the screen is its UI dump
+            size = await self.device.screen_size() if self.device.supports("screen_size") else None
+            ui, attempts, dump = await self._read(ctx, size, await self.provider.fetch())
+            return b"", ui, attempts, dump
         if self.settings.source == "screenshot":  # no dump is read: the screen is its screenshot
             png = await self.device.screenshot()
             self._reads += 1
@@ -109,7 +115,7 @@ class DataCollection:
             return png, ui, attempts, {"checked": False}
         start, dumps, stable = self._clock(), 1, False
         while True:
-            check, more = await self._check(ctx, png_size(png), ui, dump)
+            check, more = await self._check(ctx, _size(png, ui), ui, dump)
             dumps, attempts = dumps + 1, attempts + more
             if check.formatted_text == ui.formatted_text:
                 stable = True
@@ -138,7 +144,8 @@ class DataCollection:
 
         seen = await self.phone.observe(read)
         if seen.hit:
-            return await self.device.screenshot(), seen, {"checked": False}
+            png = b"" if self.settings.source == "dump" else await self.device.screenshot()
+            return png, seen, {"checked": False}
         return settled["png"], seen, settled["stability"]
 
     async def run(self, ctx: StepContext) -> Mapping[str, Any] | None:
@@ -151,11 +158,12 @@ class DataCollection:
             current, source = CurrentApp(str(ui.phone_state.get("current_app") or "")), "dump"
         self.device.observe(ui.observation_id)  # actions from now on are decided on this observation
         ctx.cache = {"hit": int(seen.hit), "hits": cache.hits, "misses": cache.misses}
-        obs = Observation(ui.observation_id, png, ui, current, apps, png_size(png),
+        obs = Observation(ui.observation_id, png, ui, current, apps, _size(png, ui),
                           cache_hit=seen.hit, dump_attempts=attempts, stability=stability,
                           dump_refusals=list(self._refusals), fallback=self._fallback, current_app_source=source,
-                          images=self._pictures(png, ui))
-        await asyncio.to_thread(obs.fit_model_picture, self.settings)  # decodes the screenshot: off the loop
+                          images=self._pictures(png, ui) if png else None)
+        if obs.images is not None:  # no screenshot (perception.source: dump): no picture for the model either
+            await asyncio.to_thread(obs.fit_model_picture, self.settings)  # decodes the screenshot: off the loop
         if obs.screenshot_blocked:
             self._log.warning("screenshot_blocked", step=ctx.step, app=current.package)
         ctx.observation = obs
@@ -189,6 +197,11 @@ class DataCollection:
         images = ScreenImages(png, ui.elements)
         self._last = (ui, images)
         return images
+
+
+def _size(png: bytes, ui: UIState) -> tuple[int, int]:
+    """The screen's size: the screenshot's, or the dump's when no screenshot was taken."""
+    return png_size(png) if png else (ui.screen_width, ui.screen_height)
 
 
 def screen_change(shared: SharedState, ui: UIState, app: str) -> dict[str, Any]:

@@ -65,8 +65,9 @@ class StepRecorder:
 
         obs = ctx.observation
         if obs is not None:
-            put("screenshot.png", obs.screenshot)
-            if writer.failure is None:
+            if obs.screenshot:  # none is taken with perception.source: dump
+                put("screenshot.png", obs.screenshot)
+            if writer.failure is None and obs.screenshot:
                 self._pictures(writer, folder, obs, files)
             put("controls.json", [obs.ui_state.get_element_info(c.index) for c in obs.ui_state.elements])
             put("screen.txt", obs.ui_state.formatted_text)

@@ -231,6 +231,8 @@ class Session:
         records = ctx.shared.step_records
         if final.status == MobileAgentStatus.FAIL or ctx.device_lost or not records or records[-1].action is None:
             return
+        if self.settings.perception.source == "dump":
+            return  # this run takes no screenshots
         limit = closing_limit(self.settings.device.command_timeout_seconds, lost=False)
         try:
             ctx.writer.write_file("final.png", await asyncio.wait_for(live.device.screenshot(), limit))
