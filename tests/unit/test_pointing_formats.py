@@ -1,6 +1,7 @@
 """What every pointing format shares: each action it maps a model's reply to is one the runtime's own
 tool registry takes, with arguments it accepts (a mapped action the registry refused would be re-asked
-in vain), so is every turn the scripted model says in it (an eval's oracle), and the demo runs to FINISH in it with the scripted model's replies in that format."""
+in vain), so is every turn the scripted model says in it (an eval's oracle), and the demo runs to
+FINISH in it with the scripted model's replies in that format."""
 
 from __future__ import annotations
 
