@@ -39,18 +39,18 @@ EXPECTED = {
     },
     "ui_tars": {
         "system": {"untrusted", "approval", "person"}, "request": {"request"},
-        "user": {"width", "height", "budget", "current_app", "apps"}, "output_schema": {"schema"},
+        "user": {"picture", "budget", "current_app", "apps"}, "output_schema": {"schema"},
         "memory": {"memory"},
         "blocked": set(), "reask": {"error"},
     },
     "qwen_vl": {
         "system": {"untrusted", "approval", "person", "coordinates"}, "request": {"request"},
-        "user": {"width", "height", "grid", "budget", "current_app", "apps"}, "output_schema": {"schema"},
+        "user": {"picture", "budget", "current_app", "apps"}, "output_schema": {"schema"},
         "memory": {"memory"}, "blocked": set(), "reask": {"error"},
     },
     "autoglm": {
         "system": {"untrusted", "approval", "person"}, "request": {"request"},
-        "user": {"width", "height", "budget", "current_app", "apps"}, "output_schema": {"schema"},
+        "user": {"picture", "budget", "current_app", "apps"}, "output_schema": {"schema"},
         "memory": {"memory"}, "blocked": set(), "reask": {"error"},
     },
     "contract": {

@@ -35,6 +35,9 @@ class AutoGLMInteraction(PointingInteraction):
     approval_flag = 'a do(action="Interact") first, your thinking asking for approval'
     action_pattern = r"((?:do|finish|fail)\(.*?\))\s*(?:</answer>|$)"
 
+    def picture_phrase(self, width: int, height: int) -> str:
+        return "points on it are on the 0-999 grid, whatever its size"
+
     def parse_reply(self, text: str, picture: tuple[int, int], screen: tuple[int, int]) -> AgentReply:
         return parse_autoglm(text, screen)
 

@@ -55,17 +55,16 @@ class PointingInteraction(LLMInteraction):
         """A format's own values for its system prompt (the picture's size, for one that states it there)."""
         return {}
 
-    def user_values(self) -> dict[str, object]:
-        """A format's own values for its turn's text."""
-        return {}
+    def picture_phrase(self, width: int, height: int) -> str:
+        """What the turn's text says of the screenshot: its size, for a format that points in its pixels."""
+        return f"{width} x {height} pixels"
 
     def user_text(self, ctx: StepContext, obs: Observation) -> str:
         memory = ctx.shared.fast_memory[-MEMORY_ITEMS:]
         width, height = obs.model_image_size or obs.screen_size
         return compose([
-            self.templates.render("user", budget=ctx.budget().line(), width=width, height=height,
-                                  current_app=obs.current_app.package or "?", apps=app_list(obs.apps),
-                                  **self.user_values()),
+            self.templates.render("user", budget=ctx.budget().line(), picture=self.picture_phrase(width, height),
+                                  current_app=obs.current_app.package or "?", apps=app_list(obs.apps)),
             self.templates.render("memory", memory="\n".join(f"- {m}" for m in memory)) if memory else "",
             self.templates.render("blocked") if obs.screenshot_blocked else "",
         ])

@@ -41,9 +41,6 @@ class QwenVLInteraction(PointingInteraction):
         return {"coordinates": f"The screenshot's resolution is {picture[0]}x{picture[1]}: coordinates are its "
                                "pixels, x from the left edge and y from the top edge."}
 
-    def user_values(self) -> dict[str, object]:
-        return {"grid": ""}
-
     def parse_reply(self, text: str, picture: tuple[int, int], screen: tuple[int, int]) -> AgentReply:
         return parse_qwen_vl(text, picture, screen)
 
@@ -56,8 +53,8 @@ class Qwen3VLInteraction(QwenVLInteraction):
                                f"the left and top edges to {GRID3} at the right and bottom edges, whatever the "
                                "screenshot's size."}
 
-    def user_values(self) -> dict[str, object]:
-        return {"grid": f" (coordinates on the 0-{GRID3} grid)"}
+    def picture_phrase(self, width: int, height: int) -> str:
+        return f"coordinates on it are on the 0-{GRID3} grid, whatever its size"
 
     def parse_reply(self, text: str, picture: tuple[int, int], screen: tuple[int, int]) -> AgentReply:
         return parse_qwen_vl(text, (GRID3, GRID3), screen)
