@@ -70,6 +70,37 @@ def test_a_run_killed_at_step_4_resumes_after_step_3_and_finishes(tmp_path: Path
     assert "The run stopped after step 3 (FAIL: cut off" in report and "after step 3" in report
 
 
+TARS = ["Thought: Settings holds Wi-Fi.\nAction: open_app(app_name='Settings')",
+        "Thought: The Wi-Fi row.\nAction: click(point='<point>252 155</point>')",
+        "Thought: The switch is off.\nAction: click(point='<point>252 164</point>')",
+        "Thought: It is on.\nAction: finished(content='Wi-Fi is on.')"]
+
+
+def test_a_run_in_a_pointing_format_resumes_with_its_own_turns(tmp_path: Path, served_phone: ServedPhone) -> None:
+    script = tmp_path / "task-script.yaml"
+    script.write_text(json.dumps({"replies": [DONE], "formats": {"ui-tars": [*TARS[:3], {"delay_seconds": 600,
+                                                                                          "reply": TARS[3]}]}}))
+    task = tmp_path / "task.yaml"
+    task.write_text(f"task: Turn on Wi-Fi\nmodel: {{script: {script.name}, format: ui-tars}}\n")
+    run = Cli("run", str(task), "--device", served_phone.serial, "--driver", "adb", "--log-dir", "logs",
+              cwd=tmp_path, env=served_phone.env)
+    run.wait_line("step   3")
+    wait_until(lambda: len(step_lines(only_run_dir(tmp_path / "logs"))) == 3, "3 steps on disk")
+    run.signal(signal.SIGKILL)
+    run.finish()
+    run_dir = only_run_dir(tmp_path / "logs")
+    script.write_text(json.dumps({"replies": [DONE], "formats": {"ui-tars": TARS}}))
+
+    code, out, err = cli("run", "--resume", str(run_dir), cwd=tmp_path, env=served_phone.env)
+    assert code == 0, out + err
+    assert "FINISH after 4 steps" in out and "Wi-Fi is on." in out
+    assert [line["action"]["name"] if line["action"] else line["status"] for line in step_lines(run_dir)] == [
+        "open_app", "click_at", "click_at", "FINISH"]
+    prompt = json.loads((run_dir / "steps" / "0004" / "prompt.json").read_text())
+    said = [m["content"] for m in prompt if m["role"] == "assistant"]  # its own turns, as it wrote them
+    assert said == TARS[:3]
+
+
 def test_resume_refuses_a_finished_run_and_a_task_with_it(tmp_path: Path) -> None:
     task = write_task(tmp_path, [DONE])
     code, out, err = cli("run", str(task), "--log-dir", "logs", cwd=tmp_path)

@@ -51,6 +51,22 @@ def test_a_batch_on_simulated_phones_records_every_attempt(tmp_path: Path) -> No
     assert out.rstrip().endswith(f"report: {batch / 'batch.html'}")
 
 
+def test_a_batch_mixes_tasks_in_different_reply_formats(tmp_path: Path) -> None:
+    script = CONFIG_DIR / "tasks" / "scripts" / "demo_wifi.yaml"
+    tasks = []
+    for fmt in ("ui-tars", "qwen3-vl", "autoglm", "json"):
+        task = tmp_path / f"{fmt}.yaml"
+        task.write_text(f"task: Turn on Wi-Fi\nmodel: {{script: {script}, format: {fmt}}}\n")
+        tasks.append(str(task))
+    code, out = run_cli("batch", *tasks, "--devices", "sim:2", "--log-dir", str(tmp_path / "logs"), "--batch-id", "f")
+    assert code == 0, out
+    page = (tmp_path / "logs" / "f" / "batch.html").read_text()
+    for fmt in ("ui-tars", "qwen3-vl", "autoglm"):  # each run with its own model phase, as its setup line says
+        assert f"scripted model demo_wifi.yaml ({fmt} format)" in page
+    lines = [json.loads(x) for x in (tmp_path / "logs" / "f" / "batch.jsonl").read_text().splitlines()]
+    assert [x["status"] for x in lines] == ["FINISH"] * 4
+
+
 def test_a_folder_of_tasks_and_quiet(tmp_path: Path) -> None:
     folder = tmp_path / "tasks"
     (folder / "scripts").mkdir(parents=True)
