@@ -40,6 +40,7 @@ so it taps the suggestion).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -129,7 +130,7 @@ class ScriptedModel:
         from ufo_mobile.core.ui.provider import AndroidStateProvider
 
         provider = AndroidStateProvider(driver, format_options=FormatOptions(legend=False))
-        looks = iter(range(1, 1_000_000))
+        looks = itertools.count(1)
 
         async def sight() -> UIState:
             return (await provider.read(observation_id=f"scripted-{next(looks)}")).ui
