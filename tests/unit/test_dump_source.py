@@ -49,6 +49,8 @@ async def test_the_demo_runs_from_the_dump_alone_without_a_screenshot(mode: str,
     assert driver.phone.state("com.android.settings")["wifi"] is True
     assert model.calls and not any(isinstance(p, ImagePart) for c in model.calls for m in c
                                    if isinstance(m.content, list) for p in m.content)
+    system = model.calls[0][0].text()  # the model is told no picture comes (the manager's too, in reasoning)
+    assert "No screenshot is sent in this run" in system and "The screenshot, like" not in system
     steps = [json.loads(line) for line in (result.run_dir / "steps.jsonl").read_text().splitlines()]
     assert all(s["controls"] > 0 and "screenshot" not in s["files"] for s in steps)
     for folder in (result.run_dir / "steps").iterdir():

@@ -81,6 +81,10 @@ class Settings(Strict):
         """The model settings of ``role`` (a ``ModelRole``, or "agent"): its own (``models``), else ``model``."""
         return {str(k): v for k, v in self.models.items()}.get(role, self.model)
 
+    def sends_screenshot(self, role: str) -> bool:
+        """Whether ``role``'s model is sent the screenshot: its ``vision``, in a run that takes one."""
+        return self.model_for(role).vision and self.perception.source != "dump"
+
     def secrets(self) -> list[str]:
         """Secret values that must never be written anywhere."""
         keys = [self.model.api_key, *(m.api_key for m in self.models.values())]

@@ -54,8 +54,9 @@ EXPECTED = {
         "memory": {"memory"}, "blocked": set(), "reask": {"error"},
     },
     "contract": {
-        "approval": {"flag", "plain"}, "person_present": set(), "person_absent_refuse": set(),
+        "approval": {"flag", "plain", "then"}, "person_present": set(), "person_absent_refuse": set(),
         "person_absent_stop": set(), "person_absent_approve": set(), "labels": set(), "untrusted": set(),
+        "untrusted_no_screenshot": set(),
     },
 }
 

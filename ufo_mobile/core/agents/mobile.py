@@ -104,7 +104,8 @@ class MobileAgent(BasicAgent):
         if kind is LLMInteraction:  # the direct mode's model phase: in the model's own format
             kind = POINTING.get(model_settings.reply_format, LLMInteraction)
         return kind(
-            self.model, self.tools, history_steps=self.settings.agent.history_steps, vision=model_settings.vision,
+            self.model, self.tools, history_steps=self.settings.agent.history_steps,
+            vision=self.settings.sends_screenshot(self.model_role),
             image_detail=p.image_detail, clean_screenshot=p.send_clean_screenshot,
             secret_ids=self.phone.credentials.ids(), logger=self.logger, redact=self.phone.redact,
             output=self.output_spec(), max_actions=self.settings.agent.max_actions_per_turn,

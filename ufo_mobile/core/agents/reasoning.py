@@ -122,7 +122,7 @@ class ManagerAgent(BasicAgent):
         output = load_output_spec(s.task.output) if s.task.output is not None else None
         phases = (
             DataCollection(self.phone, p, logger=self.logger),
-            ManagerInteraction(self.model, self.tools, vision=s.model_for("manager").vision,
+            ManagerInteraction(self.model, self.tools, vision=s.sends_screenshot("manager"),
                                image_detail=p.image_detail, logger=self.logger, redact=self.phone.redact,
                                memory_items=r.memory_items, scripter_enabled=r.scripter.enabled,
                                app_cards_dir=r.app_cards_dir, output=output,

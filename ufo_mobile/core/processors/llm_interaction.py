@@ -106,12 +106,19 @@ class LLMInteraction:
         """The final answer's JSON schema, for the prompt."""
         return self.output.schema_text() if self.output is not None else None
 
-    def contract_parts(self, flag: str = '"confirm": true in the action', plain: str = "unmarked") -> dict[str, str]:
+    def contract_parts(self, flag: str = '"confirm": true in the action', plain: str = "unmarked",
+                       then: str = ", and runs only if a person approves") -> dict[str, str]:
         """The parts of the contract every agent states alike (``prompts/contract.yaml``): ``flag`` is
-        how an action asks for approval, ``plain`` how one the request approves is done."""
+        how an action asks for approval, ``plain`` how one the request approves is done, ``then`` what
+        becomes of the action (nothing, for a model that cannot ask)."""
         c = self.contract
-        return {"labels": c.render("labels"), "approval": c.render("approval", flag=flag, plain=plain),
-                "person": self.attendance.person_text(c), "untrusted": c.render("untrusted")}
+        return {"labels": c.render("labels"), "approval": c.render("approval", flag=flag, plain=plain, then=then),
+                "person": self.attendance.person_text(c), "untrusted": self.untrusted_text()}
+
+    def untrusted_text(self) -> str:
+        """Whose words the screen's are (none of them instructions), and, to a model that is sent no
+        screenshot, that none comes."""
+        return self.contract.render("untrusted" if self.vision else "untrusted_no_screenshot")
 
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
         """The same for every step of a run (the screen's size is on the screen list's first line), so

@@ -36,6 +36,7 @@ class PointingInteraction(LLMInteraction):
 
     templates_name: ClassVar[str]
     approval_flag: ClassVar[str]
+    approval_then: ClassVar[str] = ", and runs only if a person approves"
     action_pattern: ClassVar[str]  # finds, in a reply, the action as the model wrote it
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -45,7 +46,7 @@ class PointingInteraction(LLMInteraction):
         self.max_actions = 2  # one action of the model's; a typed text it submits is two of ours
 
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
-        parts = self.contract_parts(flag=self.approval_flag, plain="without asking")
+        parts = self.contract_parts(flag=self.approval_flag, plain="without asking", then=self.approval_then)
         main = self.templates.render("system", untrusted=parts["untrusted"], approval=parts["approval"],
                                      person=parts["person"], **self.system_values(screen_size))
         output = self.templates.render("output_schema", schema=self.output_schema) if self.output_schema else ""

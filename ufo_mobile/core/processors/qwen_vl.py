@@ -35,6 +35,7 @@ class QwenVLInteraction(PointingInteraction):
 
     templates_name = "qwen_vl"
     approval_flag = "no action from you: end with terminate (failure) saying what needs approval"
+    approval_then = ""  # the tool cannot ask: nothing runs
     action_pattern = r"<tool_call>(.*?)</tool_call>"
 
     def system_values(self, picture: tuple[int, int]) -> dict[str, object]:

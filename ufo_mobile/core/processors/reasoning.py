@@ -74,7 +74,7 @@ class ManagerInteraction(LLMInteraction):
         return compose([t.render("system", actions=self.tools.get_tool_descriptions_text(), width=width,
                                  height=height, legend="\n".join(screen_legend()), script_item=script,
                                  person=self.attendance.person_text(self.contract),
-                                 untrusted=self.contract.render("untrusted")),
+                                 untrusted=self.untrusted_text()),
                         t.render("output_schema", schema=self.output_schema) if self.output_schema else ""])
 
     def app_card(self, package: str) -> str:
