@@ -35,7 +35,7 @@ LAYERS: dict[str, int] = {
     "core.prompts": 10,
     "shipped": 5,
     "core.status": 0,
-    "core.keycodes": 0,
+    "core.keycodes": 0, "core.ios_types": 0,
     "core": 0,
     "apk": 0, "output_settings": 0, "settings": 0, "errors": 0, "safe_text": 0, "yamlio": 0, "lazy": 0,
     "secret_env": 0,

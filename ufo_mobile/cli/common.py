@@ -89,6 +89,9 @@ def model_overrides(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+WDA_PREFIX = "wda:"  # --device wda:http://127.0.0.1:8100: an iPhone's WebDriverAgent
+
+
 def device_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """``--device`` and ``--driver`` as ``device`` settings. ``--device SERIAL`` alone keeps the
     driver the settings name (``kind: u2`` stays u2); ``on_a_real_phone`` turns ``sim`` into adb."""
@@ -96,6 +99,15 @@ def device_overrides(args: argparse.Namespace) -> dict[str, Any]:
         if args.driver:
             raise ConfigError("--driver is for real phones; the simulated phone needs none", key="--driver")
         return {"kind": "sim"}
+    if args.device is not None and args.device.startswith(WDA_PREFIX):
+        url = args.device.removeprefix(WDA_PREFIX)
+        if args.driver:
+            raise ConfigError("--driver is for Android phones; an iPhone is driven through its WebDriverAgent",
+                              key="--driver")
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(f"an iPhone is named by its WebDriverAgent's URL: wda:http://HOST:PORT, not {url!r}",
+                              key="--device")
+        return {"kind": "wda", "serial": url}
     out: dict[str, Any] = {}
     if args.device is not None:
         out["serial"] = args.device
@@ -107,7 +119,8 @@ def device_overrides(args: argparse.Namespace) -> dict[str, Any]:
 def on_a_real_phone(settings: Settings, args: argparse.Namespace) -> Settings:
     """``settings`` for the phone ``--device SERIAL`` names: a task made for the simulated phone
     uses plain adb there (another driver only with ``--driver``)."""
-    if args.device in (None, "sim") or args.driver or settings.device.kind != "sim":
+    if args.device in (None, "sim") or args.driver or settings.device.kind != "sim" or \
+            str(args.device).startswith(WDA_PREFIX):
         return settings
     return settings.model_copy(update={"device": settings.device.model_copy(update={"kind": "adb"})})
 

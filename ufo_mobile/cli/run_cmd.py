@@ -46,7 +46,8 @@ def add_run_parser(sub: Any) -> None:
                      help="continue a run that was interrupted (Ctrl-C, a crash, a lost device, SIGKILL) from its "
                           "last completed step, in the same run directory, with its settings, plan and memory")
     run.add_argument("--device", metavar="SERIAL",
-                     help="'sim' for the built-in simulated phone, or an adb serial / host:port of a real phone")
+                     help="'sim' for the built-in simulated phone, an adb serial / host:port of a real phone, or "
+                          "wda:URL for an iPhone's WebDriverAgent (wda:http://127.0.0.1:8100)")
     run.add_argument("--driver", choices=("adb", "u2"),
                      help="with a real phone: plain adb (default) or uiautomator2 (falls back to adb)")
     run.add_argument("--provider", choices=PROVIDERS,

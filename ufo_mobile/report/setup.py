@@ -49,6 +49,8 @@ def describe_device(device: Mapping[str, Any]) -> str:
     if kind == "sim":
         return "simulated phone (in-process)"
     serial = device.get("serial")
+    if kind == "wda":
+        return f"iPhone (WebDriverAgent at {host_of(str(serial)) or serial})"
     return f"{kind} {serial}" if serial else f"{kind} (the only phone adb sees)"
 
 

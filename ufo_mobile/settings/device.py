@@ -26,9 +26,12 @@ class DeviceSettings(Strict):
     """The ``device:`` section: the phone a run drives and how it is reached (``kind`` defaults to
     ``sim``, the built-in simulated phone)."""
 
-    kind: Literal["sim", "adb", "u2"] = Field(default="sim", description="sim (the built-in simulated phone), "
-                                              "adb (over an adb server) or u2 (uiautomator2)")
-    serial: str | None = Field(default=None, description="adb serial (or host:port); None = the only device")
+    kind: Literal["sim", "adb", "u2", "wda"] = Field(default="sim", description="sim (the built-in simulated "
+                                                     "phone), adb (over an adb server), u2 (uiautomator2) or wda "
+                                                     "(an iPhone's WebDriverAgent)")
+    serial: str | None = Field(default=None, description="adb serial (or host:port), or for kind wda the "
+                                                         "WebDriverAgent's URL (http://127.0.0.1:8100); None = the "
+                                                         "only device")
     choose: Literal["ask", "phone", "sim"] = Field(
         default="ask", description="when nothing you wrote names the device and one phone is on the adb server: "
                                    "ask (at a terminal; elsewhere the simulated phone, with a note), phone (use "
@@ -46,6 +49,9 @@ class DeviceSettings(Strict):
     stealth: bool = Field(default=False, description="human-like timing, tap points, swipes and typing")
     stealth_seed: int | None = Field(default=None, description="seed for the stealth randomness; None = a fresh "
                                                                "one per run")
+    wda_apps: dict[str, str] = Field(default_factory=dict, description="kind wda: the apps to offer beside "
+                                     "Apple's own, by the name on the home screen ({Shop: com.example.shop}); "
+                                     "WebDriverAgent cannot list them")
     sim: SimSettings = Field(default=SimSettings(), description="the simulated phone (kind: sim)")
 
 

@@ -253,6 +253,21 @@ def test_capabilities_and_secrets_decide_what_is_offered() -> None:
     assert "click" not in names and "type" not in names and "click_at" in names and "scroll" in names
 
 
+def test_an_iphone_is_offered_its_own_keys_and_every_tool_it_can_do() -> None:
+    from ufo_mobile.core.device.wda import IOSDriver
+
+    settings = Settings(task=TaskSettings(text="x"), model=ModelSettings(script=Path("s.yaml")))
+    iphone = IOSDriver("http://127.0.0.1:1")  # nothing is asked of it here
+    reg = build_tool_registry(settings, iphone, AndroidStateProvider(iphone))
+    android = builtin_registry()
+    assert reg.names() == android.names()  # it taps, presses, swipes, types and opens apps: every tool
+    text = reg.get_tool_descriptions_text()
+    assert "- system_button(button: home|enter|del|power|volume_down|volume_up): Press a key: enter submits." in text
+    assert "back" not in text.split("- system_button(")[1].split("\n")[0]
+    assert reg.check_call("system_button", {"button": "back"}) is not None  # refused with its reason
+    assert reg.check_call("system_button", {"button": "KEYCODE_HOME"}) is None
+
+
 def write_task(folder: Path, tools: str) -> Path:
     (folder / "s.yaml").write_text("replies: [{status: FINISH, result: ok}]\n")
     task = folder / "task.yaml"

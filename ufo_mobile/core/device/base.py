@@ -168,6 +168,9 @@ class DeviceDriver:
 
     supported: ClassVar[frozenset[str]] = frozenset()
 
+    #: The keys ``press_key`` takes, by our names; None: every key an Android phone has (``KEYCODES``).
+    keys: ClassVar[frozenset[str] | None] = None
+
     #: A name for logs and errors: the adb serial, or ``sim`` for the in-process simulator.
     serial: str = "?"
 

@@ -57,6 +57,13 @@ def make_driver(settings: DeviceSettings, *, logger: Any = None, phone: SimPhone
         return AdbDriver(settings.serial, client=adb_client(settings), timeout=settings.command_timeout_seconds,
                          start_timeout=settings.u2_start_timeout_seconds, label_cache_dir=settings.label_cache_dir,
                          display_id=settings.display_id, logger=logger)
+    if settings.kind == "wda":
+        from ufo_mobile.core.device.wda import IOSDriver
+
+        if not settings.serial:
+            raise ConfigError("an iPhone is reached at its WebDriverAgent's URL: --device wda:http://127.0.0.1:8100",
+                              key="device.serial")
+        return IOSDriver(settings.serial, timeout=settings.command_timeout_seconds, apps=settings.wda_apps)
     if settings.kind == "u2":
         from ufo_mobile.core.device.u2 import U2Driver
 

@@ -22,6 +22,7 @@ class DriverWrapper(DeviceDriver):
         self.inner = inner
         # ``supported`` is a class attribute on plain drivers; a wrapper's depends on its inner one.
         object.__setattr__(self, "supported", frozenset(inner.supported))
+        object.__setattr__(self, "keys", inner.keys)
 
     @property
     def serial(self) -> str:  # type: ignore[override]  # read-only: the inner driver's

@@ -6,6 +6,7 @@ the top left. Durations are seconds.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StringConstraints, field_validator
@@ -77,6 +78,24 @@ class SystemButtonArgs(Args):
     @classmethod
     def _known(cls, value: str) -> str:
         return normalize_key(value)  # ValueError (a bad argument) for an unknown name
+
+
+def system_button_args(keys: Collection[str]) -> type[SystemButtonArgs]:
+    """``SystemButtonArgs`` for a phone with only ``keys`` (an iPhone's: no back key)."""
+    names = [name for name in BUTTONS if name in keys]
+
+    class PhoneButtonArgs(SystemButtonArgs):
+        button: str = Field(description="the button's name", json_schema_extra={"enum": list[JsonValue](names)})
+
+        @field_validator("button")
+        @classmethod
+        def _known(cls, value: str) -> str:
+            name = normalize_key(value)
+            if name not in names:
+                raise ValueError(f"this phone has no {name} key; its keys: {', '.join(names)}")
+            return name
+
+    return PhoneButtonArgs
 
 
 class OpenAppArgs(Args):

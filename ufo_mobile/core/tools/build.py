@@ -69,6 +69,14 @@ def register_builtin_tools(registry: ToolRegistry, *, credentials: CredentialMan
         registry.register(name, fn, model, description, deps)
 
 
+def register_phone_keys(registry: ToolRegistry, keys: frozenset[str]) -> None:
+    """``system_button`` with only the keys this phone has, and what they do said only of those."""
+    said = [what for key, what in (("enter", "enter submits"), ("app_switch", "app_switch shows the recent apps"))
+            if key in keys]
+    registry.register("system_button", a.system_button, args.system_button_args(keys),
+                      "Press a key" + (": " + ", ".join(said) + "." if said else "."), frozenset({"press_key"}))
+
+
 def register_custom_tools(registry: ToolRegistry, settings: ToolSettings) -> None:
     """The user's tools from ``tools.custom``; parameters come from each function's signature.
 
@@ -107,6 +115,8 @@ def build_tool_registry(settings: Settings, driver: DeviceDriver, state_provider
     check_tool_settings(settings.tools)
     registry = ToolRegistry()
     register_builtin_tools(registry, credentials=credentials)
+    if driver.keys is not None:  # a phone with fewer keys than Android's (an iPhone): only its own are offered
+        register_phone_keys(registry, driver.keys)
     register_custom_tools(registry, settings.tools)
     registry.disable_unsupported(set(driver.supported) | set(state_provider.supported))
     registry.disable(settings.tools.disabled)

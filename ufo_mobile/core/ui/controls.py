@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ufo_mobile.core import ios_types
 from ufo_mobile.core.ui.hierarchy import Bounds, UINode, UITree
 
 # Which window is the keyboard's or the app's, and the screen: windows.py. Imported from here too,
@@ -110,16 +111,20 @@ class Control:
 
 
 def short_class_name(class_name: str, kind: ControlKind = ControlKind.TEXT) -> str:
-    """``android.widget.TextView`` -> ``TextView``; obfuscated or empty names become ``View``."""
-    short = class_name.rsplit(".", 1)[-1].rsplit("$", 1)[-1]
+    """``android.widget.TextView`` -> ``TextView``, ``XCUIElementTypeButton`` (iOS) -> ``Button``;
+    obfuscated or empty names become ``View``."""
+    short = class_name.rsplit(".", 1)[-1].rsplit("$", 1)[-1].removeprefix(ios_types.PREFIX)
     if len(short) <= 3 or not short[0].isupper():
         return "View"
     return short
 
 
+_IOS_TEXT_INPUTS = frozenset(f"{ios_types.PREFIX}{kind}" for kind in ios_types.TEXT_INPUTS)
+
+
 def is_editable(node: UINode) -> bool:
     name = node.class_name
-    return "EditText" in name or "AutoComplete" in name
+    return "EditText" in name or "AutoComplete" in name or name in _IOS_TEXT_INPUTS
 
 
 def is_actionable(node: UINode) -> bool:
