@@ -105,21 +105,28 @@ def add_devices_parser(sub: Any) -> None:
 
 def add_sim_parser(sub: Any) -> None:
     """The ``sim`` command's arguments."""
-    sim = sub.add_parser("sim", help="serve the simulated phone over the ADB protocol (adb connect 127.0.0.1:PORT)",
+    sim = sub.add_parser("sim", help="serve the simulated phone over the ADB protocol (adb connect 127.0.0.1:PORT), "
+                                     "or as an iPhone's WebDriverAgent (--wda)",
                          description="Serve the built-in simulated phone as an adb device on 127.0.0.1 until "
                                      "Ctrl-C: after 'adb connect 127.0.0.1:PORT', adb, adbutils, uiautomator2 "
-                                     "and run --device 127.0.0.1:PORT drive it like a real phone.")
-    sim.add_argument("--port", type=port_number, default=15555,
-                     help="TCP port on 127.0.0.1 (default 15555; 0 picks a free one)")
-    sim.add_argument("--width", type=positive, default=1080, metavar="PX",
-                     help="the screen's width in pixels (default 1080)")
-    sim.add_argument("--height", type=positive, default=2400, metavar="PX",
-                     help="the screen's height in pixels (default 2400)")
+                                     "and run --device 127.0.0.1:PORT drive it like a real phone. With --wda it "
+                                     "is an iPhone instead: its WebDriverAgent answers on "
+                                     "http://127.0.0.1:PORT for WDA clients (wdapy, facebook-wda, Appium's).")
+    sim.add_argument("--wda", action="store_true",
+                     help="serve the phone as an iPhone's WebDriverAgent (HTTP, coordinates in points at 3 "
+                          "pixels per point) instead of as an adb device")
+    sim.add_argument("--port", type=port_number, default=None,
+                     help="TCP port on 127.0.0.1 (default 15555, 8100 with --wda; 0 picks a free one)")
+    sim.add_argument("--width", type=positive, default=None, metavar="PX",
+                     help="the screen's width in pixels (default 1080; 1179 with --wda, an iPhone 15)")
+    sim.add_argument("--height", type=positive, default=None, metavar="PX",
+                     help="the screen's height in pixels (default 2400; 2556 with --wda, an iPhone 15)")
     from ufo_mobile.sim.android.profile import SIM_COMMAND_PROFILE, profile_names  # a light module
 
     sim.add_argument("--profile", choices=profile_names(), default=SIM_COMMAND_PROFILE, metavar="NAME",
                      help=f"how much the phone behaves like a real one: {', '.join(profile_names())} "
-                          f"(default {SIM_COMMAND_PROFILE}; kind answers every command kindly)")
+                          f"(default {SIM_COMMAND_PROFILE}; kind answers every command kindly; not used "
+                          f"with --wda)")
 
 
 def add_ui_parser(sub: Any) -> None:
@@ -198,22 +205,47 @@ def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
+    if args.wda:
+        return _serve_wda(args, out)
     import asyncio
 
     from ufo_mobile.sim.phone.simphone import SimPhone
     from ufo_mobile.sim.servers.adb.daemon import serve
+
+    port = 15555 if args.port is None else args.port
 
     def ready(port: int) -> None:
         print(f"simulated phone listening on 127.0.0.1:{port}; connect with: adb connect 127.0.0.1:{port}",
               file=out, flush=True)
 
     try:
-        asyncio.run(serve(SimPhone(width=args.width, height=args.height), "127.0.0.1", args.port, ready=ready,
-                          profile=args.profile))
+        asyncio.run(serve(SimPhone(width=args.width or 1080, height=args.height or 2400), "127.0.0.1", port,
+                          ready=ready, profile=args.profile))
     except OSError as exc:
-        raise ConfigError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror}", key="--port") from exc
+        raise ConfigError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}", key="--port") from exc
     except KeyboardInterrupt:  # Ctrl-C is how a user stops the simulated phone
         print("simulated phone stopped", file=out)
+    return EXIT_OK
+
+
+def _serve_wda(args: argparse.Namespace, out: TextIO) -> int:
+    """``sim --wda``: the simulated phone as an iPhone 15 (393x852 points at 3x) until Ctrl-C."""
+    from ufo_mobile.sim.phone.simphone import SimPhone
+    from ufo_mobile.sim.servers.wda import EmulatedWda
+
+    port = 8100 if args.port is None else args.port
+    wda = EmulatedWda(SimPhone(width=args.width or 1179, height=args.height or 2556), port=port)
+    try:
+        wda.start()
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror}", key="--port") from exc
+    try:
+        print(f"simulated iPhone's WebDriverAgent listening on {wda.url}", file=out, flush=True)
+        wda.wait()  # until Ctrl-C (or a client's GET /wda/shutdown)
+    except KeyboardInterrupt:  # Ctrl-C is how a user stops the simulated phone
+        print("simulated iPhone's WebDriverAgent stopped", file=out)
+    finally:
+        wda.stop()
     return EXIT_OK
 
 
