@@ -1,3 +1,4 @@
+# ruff: noqa: E501 - the sample is WDA's source as it writes it: one element a line
 """WebDriverAgent's ``/source`` (the shape ``FBXPath`` writes: XCUIElementType elements with type, value,
 name, label, enabled, visible, accessible, x, y, width, height and index, in points) read as the screen
 the runtime shows a model: the same numbered controls, labels and flags as on Android, at pixels."""

@@ -11,7 +11,8 @@ What it does, in WDA's terms (``supported`` lists exactly these):
   which WDA takes in points: every coordinate is divided by the screen's ``scale`` (3 on current
   iPhones), and the screenshot (pixels) and the tree (points, made pixels by ``wda_tree``) agree;
 - typing into the focused field (``/wda/keys``); ``clear`` first deletes what the field holds with
-  backspaces (WDA has no clear without an element);
+  backspaces (WDA has no clear without an element, and does not say which field has the focus: as
+  many as the longest text on the screen);
 - keys: ``home``, ``volume_up``, ``volume_down`` (``pressButton``), ``enter`` (a new line typed) and
   ``power`` (``lock``); an iPhone has no back key, which is refused with the reason;
 - apps by bundle id: ``launch``, ``terminate``, the app in front (``activeAppInfo``), and the app list:
@@ -35,7 +36,8 @@ from typing import Any, ClassVar, TypeVar
 from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver, KeyboardState, resolve_key
 from ufo_mobile.core.device.blocking import DaemonWorkers, call_blocking
 from ufo_mobile.core.device.wda_tree import to_uiautomator
-from ufo_mobile.errors import DeviceCommandError, DeviceDisconnectedError, DumpUnavailableError
+from ufo_mobile.core.ios_types import PREFIX, TEXT_INPUTS
+from ufo_mobile.errors import DeviceCommandError, DumpUnavailableError
 
 T = TypeVar("T")
 
@@ -76,6 +78,7 @@ class IOSDriver(DeviceDriver):
         self._extra_apps = dict(apps or {})
         self._client = client
         self._scale: float | None = None
+        self._methods: dict[str, Any] = {}  # wdapy's request methods, once it is imported
         self._workers = DaemonWorkers("ufo-wda")
 
     # -- the client and its calls --------------------------------------------------------------
@@ -88,20 +91,26 @@ class IOSDriver(DeviceDriver):
                                      serial=self.serial) from exc
         client = wdapy.AppiumClient(self.url)
         client.request_timeout = self._timeout
+        self._methods = {"GET": wdapy.GET, "POST": wdapy.POST}
         return client
 
     async def _call(self, fn: Callable[..., T], *args: Any, what: str) -> T:
-        """``fn(client, *args)`` on a daemon thread, bounded; a WDA that stopped answering is a lost phone."""
+        """``fn(client, *args)`` on a daemon thread, bounded (``blocking.classify``: a WDA that stopped
+        answering is a lost phone, an error it answers is a failed command)."""
         if self._client is None:
             self._client = self._make_client()
-        try:
-            return await call_blocking(partial(fn, self._client, *args), limit=self._timeout, serial=self.serial,
-                                       what=what, workers=self._workers)
-        except DeviceCommandError as exc:
-            if _unreachable(exc):
-                raise DeviceDisconnectedError(f"WebDriverAgent at {self.url} does not answer: {exc}",
-                                              serial=self.serial) from exc
-            raise
+        return await call_blocking(partial(fn, self._client, *args), limit=self._timeout, serial=self.serial,
+                                   what=what, workers=self._workers)
+
+    def _m(self, client: Any, call: str, method: str, path: str, payload: dict[str, Any] | None = None) -> Any:
+        """``client.request`` or ``client.session_request`` with wdapy's own method value."""
+        return getattr(client, call)(self._methods[method], path, payload)
+
+    async def _value(self, method: str, path: str, payload: dict[str, Any] | None = None, *, what: str,
+                     session: bool = True) -> Any:
+        """The ``value`` WDA answers ``method path`` with (in the session, unless ``session`` is false)."""
+        call = "session_request" if session else "request"
+        return await self._call(lambda c: self._m(c, call, method, path, payload)["value"], what=what)
 
     async def _points(self, *pixels: int) -> list[float]:
         scale = await self.scale()
@@ -110,7 +119,7 @@ class IOSDriver(DeviceDriver):
     async def scale(self) -> float:
         """Pixels per point (``/wda/screen``), read once."""
         if self._scale is None:
-            value = await self._call(lambda c: c.session_request("GET", "/wda/screen")["value"], what="screen scale")
+            value = await self._value("GET", "/wda/screen", what="screen scale")
             self._scale = float(value.get("scale") or 1) if isinstance(value, dict) else 1.0
         return self._scale
 
@@ -133,7 +142,7 @@ class IOSDriver(DeviceDriver):
 
     async def tap(self, x: int, y: int) -> None:
         px, py = await self._points(x, y)
-        await self._call(lambda c: c.session_request("POST", "/wda/tap", {"x": px, "y": py}), what="tap")
+        await self._value("POST", "/wda/tap", {"x": px, "y": py}, what="tap")
 
     async def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
         px, py = await self._points(x, y)
@@ -150,30 +159,26 @@ class IOSDriver(DeviceDriver):
 
     async def input_text(self, text: str, clear: bool = False) -> None:
         if clear:
-            held = await self._focused_text()
+            held = await self._longest_text()
             if held:
-                await self._call(lambda c: c.send_keys(_DELETE * len(held)), what="clear the field")
+                await self._call(lambda c: c.send_keys(_DELETE * held), what="clear the field")
         if text:
             await self._call(lambda c: c.send_keys(text), what="type")
 
-    async def _focused_text(self) -> str:
-        """What the field being typed into holds (the tree's text input with the keyboard's focus, or
-        the only one), for clearing it."""
+    async def _longest_text(self) -> int:
+        """The length of the longest text a text input on the screen holds: WDA does not say which field
+        has the focus, and backspaces past a field's start do nothing, so that many clear any of them."""
         from lxml import etree
 
-        source = await self._call(lambda c: c.request("GET", "/source")["value"], what="source")
+        source = await self._value("GET", "/source", what="source", session=False)
         try:
-            root = etree.fromstring(source.encode("utf-8"))
+            root = etree.fromstring(str(source).encode("utf-8"))
         except etree.XMLSyntaxError:
-            return ""
-        fields = [e for e in root.iter() if isinstance(e.tag, str) and e.tag.endswith(("TextField", "TextView",
-                                                                                       "SearchField"))]
-        focused = [e for e in fields if e.get("hasFocus") == "true" or e.get("focused") == "true"]
-        chosen = focused or fields
-        if len(chosen) != 1:
-            return ""
-        value, placeholder = chosen[0].get("value") or "", chosen[0].get("placeholderValue") or ""
-        return "" if value == placeholder else value
+            return 0
+        held = [len(e.get("value") or "") for e in root.iter()
+                if isinstance(e.tag, str) and e.tag.removeprefix(PREFIX) in TEXT_INPUTS
+                and (e.get("value") or "") != (e.get("placeholderValue") or "")]
+        return max(held, default=0)
 
     async def press_key(self, key: str | int) -> None:
         name = resolve_key(key).name
@@ -181,8 +186,7 @@ class IOSDriver(DeviceDriver):
             raise DeviceCommandError(f"an iPhone has no {resolve_key(key).label} key; it has: "
                                      f"{', '.join(sorted(KEYS))}", serial=self.serial)
         if name in _BUTTONS:
-            await self._call(lambda c: c.session_request("POST", "/wda/pressButton", {"name": _BUTTONS[name]}),
-                             what=f"press {name}")
+            await self._value("POST", "/wda/pressButton", {"name": _BUTTONS[name]}, what=f"press {name}")
         elif name == "power":
             await self._call(lambda c: c.lock(), what="lock")
         else:
@@ -200,27 +204,28 @@ class IOSDriver(DeviceDriver):
         wanted = {**APPLE_APPS, **self._extra_apps}
         found: list[AppInfo] = []
         for label, bundle in sorted(wanted.items()):
-            state = await self._call(lambda c, b=bundle: int(c.app_state(b)), what=f"app state of {bundle}")
-            if state != _NOT_INSTALLED:
+            # the raw number: wdapy's AppState has no 0 (not installed)
+            state = await self._value("POST", "/wda/apps/state", {"bundleId": bundle}, what=f"app state of {bundle}")
+            if isinstance(state, int) and state != _NOT_INSTALLED:
                 found.append(AppInfo(bundle, label))
         return found
 
     async def current_app(self) -> CurrentApp:
-        info = await self._call(lambda c: c.request("GET", "/wda/activeAppInfo")["value"], what="active app")
+        info = await self._value("GET", "/wda/activeAppInfo", what="active app", session=False)
         bundle = str(info.get("bundleId") or "") if isinstance(info, dict) else ""
         return CurrentApp(bundle)
 
     # -- screen --------------------------------------------------------------------------------
 
     async def screenshot(self) -> bytes:
-        encoded = await self._call(lambda c: c.request("GET", "/screenshot")["value"], what="screenshot")
+        encoded = await self._value("GET", "/screenshot", what="screenshot", session=False)
         return await call_blocking(base64.b64decode, encoded, limit=self._timeout, serial=self.serial,
                                    what="decode screenshot")
 
     async def get_ui_tree(self) -> str:
         scale = await self.scale()
         try:
-            source = await self._call(lambda c: c.request("GET", "/source")["value"], what="source")
+            source = await self._value("GET", "/source", what="source", session=False)
         except DeviceCommandError as exc:
             alert = await self._alert_text()
             if alert is not None:
@@ -232,23 +237,17 @@ class IOSDriver(DeviceDriver):
 
     async def _alert_text(self) -> str | None:
         try:
-            text = await self._call(lambda c: c.session_request("GET", "/alert/text")["value"], what="alert text")
+            text = await self._value("GET", "/alert/text", what="alert text")
         except DeviceCommandError:
             return None
         return str(text)
 
     async def keyboard_state(self) -> KeyboardState:
-        source = await self._call(lambda c: c.request("GET", "/source")["value"], what="source")
+        source = await self._value("GET", "/source", what="source", session=False)
         return KeyboardState(shown="XCUIElementTypeKeyboard" in str(source))
 
     async def screen_size(self) -> tuple[int, int]:
         scale = await self.scale()
         width, height = await self._call(lambda c: c.window_size(), what="window size")
         return round(width * scale), round(height * scale)
-
-
-def _unreachable(exc: DeviceCommandError) -> bool:
-    text = str(exc).lower()
-    return any(marker in text for marker in ("connection refused", "connectionbroken", "timed out",
-                                             "remote end closed", "connection reset", "name or service"))
 

@@ -13,7 +13,8 @@ between screens, replay) works unchanged:
   screenshot agree;
 - ``text`` is what the element says: a text input's ``value`` (unless that is its placeholder, which
   becomes the ``hint``), a switch's or slider's ``label``, else its ``label`` (or ``value``);
-- ``content-desc`` is the ``value`` a control states beside its label (a slider's "70%", a stepper's);
+- ``content-desc`` is the ``value`` a control states beside its label (a slider's "70%", a cell's
+  detail: "Wi-Fi" with the value "Off");
 - ``resource-id`` is the accessibility identifier, when WDA's ``name`` is one (not the label again);
 - iOS has no "clickable": the element types a finger acts on (buttons, cells, links, switches, text
   inputs, keys, ...) are, when enabled and visible; a switch is ``checkable``, ``checked`` when its value is
@@ -106,8 +107,9 @@ def _attributes(element: etree._Element, kind: str, package: str, scale: float, 
         text, desc = label, value
     elif kind == "Application":  # the app's name: the screen's first line names the app already
         text = ""
-    else:
+    else:  # a cell's detail ("Wi-Fi", value "Off") is said beside its label, as VoiceOver says it
         text = label or value
+        desc = value if label and value and value != label else ""
     identifier = name if name and name not in (label, value) else ""
     checkable = kind in ("Switch", "Toggle", "CheckBox")
     fields = {
