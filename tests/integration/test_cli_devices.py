@@ -41,9 +41,9 @@ def test_devices_lists_the_phone(sim_device: Any, adb_server: Any) -> None:
     proc = cli(adb_server, "devices", "--adb-port", str(adb_server.port))
     assert proc.returncode == 0, proc.stderr
     header, row = proc.stdout.splitlines()[:2]
-    assert header.split() == ["SERIAL", "STATE", "MODEL", "ANDROID", "SCREEN"]
+    assert header.split() == ["SERIAL", "STATE", "MODEL", "OS", "SCREEN"]
     assert row.split()[:2] == [sim_device.serial, "device"]
-    assert "UFO Sim Phone" in row and row.split()[-2:] == ["14", "1080x2400"]
+    assert "UFO Sim Phone" in row and row.split()[-3:] == ["Android", "14", "1080x2400"]
 
 
 def test_devices_explains_unauthorized_and_offline_phones(adb_server: Any) -> None:

@@ -114,6 +114,14 @@ async def test_a_stale_session_an_alert_and_a_lost_wda(wda: EmulatedWda) -> None
         await driver.close()
 
 
+@pytest.mark.parametrize("mode", ["reasoning", "codeact"])
+def test_the_demo_runs_on_the_emulated_iphone_in_every_mode(wda: EmulatedWda, tmp_path: Path, mode: str) -> None:
+    code, out = run_cli("run", str(DEMO), "--device", f"wda:{wda.url}", "--mode", mode, "--log-dir", str(tmp_path))
+    assert code == 0, out
+    assert "FINISH after 4 steps" in out and "Wi-Fi is on." in out
+    assert wda.phone.state("com.android.settings")["wifi"] is True
+
+
 def test_the_demo_runs_on_the_emulated_iphone(wda: EmulatedWda, tmp_path: Path) -> None:
     code, out = run_cli("run", str(DEMO), "--device", f"wda:{wda.url}", "--log-dir", str(tmp_path))
     assert code == 0, out
@@ -134,3 +142,31 @@ def test_a_bad_wda_address_is_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: --device:") and "wda:http://HOST:PORT" in err and "\n" not in err
+
+
+def test_devices_lists_the_iphones_asked_for(wda: EmulatedWda) -> None:
+    code, out = run_cli("devices", "--wda", wda.url, "--wda", "http://127.0.0.1:9")
+    assert code == 0, out
+    header, ready, gone, note = out.splitlines()
+    assert header.split() == ["SERIAL", "STATE", "MODEL", "OS", "SCREEN"]
+    assert ready.split() == [f"wda:{wda.url}", "ready", "iPhone", "iOS", "17.5", "1179x2556"]
+    assert gone.split()[:2] == ["wda:http://127.0.0.1:9", "unreachable"]
+    assert note.startswith("wda:http://127.0.0.1:9: ") and "iproxy 8100 8100" in note
+
+
+def test_a_batch_mixes_an_iphone_and_an_android_phone(wda: EmulatedWda, tmp_path: Path) -> None:
+    code, out = run_cli("batch", str(DEMO), str(DEMO), "--devices", f"sim:1,wda:{wda.url}", "--log-dir",
+                        str(tmp_path), "--batch-id", "mix")
+    assert code == 0, out
+    lines = [json.loads(x) for x in (tmp_path / "mix" / "batch.jsonl").read_text().splitlines()]
+    assert sorted((x["phone"], x["status"]) for x in lines) == [("sim-1", "FINISH"), (f"wda:{wda.url}", "FINISH")]
+    assert wda.phone.state("com.android.settings")["wifi"] is True
+    page = (tmp_path / "mix" / "batch.html").read_text()
+    assert "iPhone (WebDriverAgent at 127.0.0.1:" in page and "simulated phone (in-process)" in page
+
+
+def test_a_batch_names_an_iphone_that_does_not_answer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _ = run_cli("batch", str(DEMO), "--devices", "wda:http://127.0.0.1:9", "--log-dir", str(tmp_path))
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --devices: wda:http://127.0.0.1:9: unreachable") and "\n" not in err

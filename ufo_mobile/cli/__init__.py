@@ -101,6 +101,9 @@ def add_devices_parser(sub: Any) -> None:
     devices.add_argument("--adb-port", type=port_number, metavar="PORT",
                          help="the adb server's port on this machine (default $ANDROID_ADB_SERVER_PORT, else "
                               "5037); a server is started there when none answers")
+    devices.add_argument("--wda", action="append", default=[], metavar="URL",
+                         help="list the iPhone whose WebDriverAgent answers at URL (http://127.0.0.1:8100) instead "
+                              "of the adb server's phones; may be given more than once")
 
 
 def add_sim_parser(sub: Any) -> None:
@@ -187,9 +190,12 @@ def _read_input(path: str, what: str, *, binary: bool = False) -> Any:
 def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
     import adbutils
 
-    from ufo_mobile.core.device.discovery import format_rows, list_devices
+    from ufo_mobile.core.device.discovery import format_rows, list_devices, wda_row
     from ufo_mobile.core.device.local_adb import AdbUnavailableError, ensure_server
 
+    if args.wda:  # iPhones cannot be discovered: each is asked at its WebDriverAgent's URL
+        print(printable_lines(format_rows([wda_row(url) for url in args.wda])), file=out)
+        return EXIT_OK
     client = adbutils.AdbClient(port=args.adb_port, socket_timeout=10)
     try:
         started = ensure_server(client.host, client.port)
@@ -200,7 +206,7 @@ def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
     except AdbUnavailableError as exc:
         err(f"error: {printable(str(exc))}")
         return EXIT_FAIL
-    print(format_rows(rows), file=out)
+    print(printable_lines(format_rows(rows)), file=out)
     return EXIT_OK
 
 

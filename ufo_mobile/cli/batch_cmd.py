@@ -37,8 +37,8 @@ def add_batch_parser(sub: Any) -> None:
                        help="the phones, comma-separated: sim:N (N simulated phones), SERIAL (local adb server), "
                             "HOST:PORT (adb over TCP, connected as 'adb connect' does), SERIAL@HOST:PORT (a phone "
                             "of a remote adb server), @HOST:PORT (all of its phones), @ (all phones of the local "
-                            "adb server). Default sim:1; with --engine ray --address, every phone the nodes "
-                            "advertise")
+                            "adb server), wda:URL (an iPhone's WebDriverAgent). Default sim:1; with --engine ray "
+                            "--address, every phone the nodes advertise")
     batch.add_argument("--parallel", type=positive, metavar="N",
                        help="at most N runs at a time (default: one per phone)")
     batch.add_argument("--log-dir", type=Path, default=Path("logs"), metavar="DIR",

@@ -9,6 +9,7 @@ Spec grammar (``--devices``, comma-separated items, which may be mixed)::
     SERIAL@HOST:PORT   a phone on a remote adb server (what ``adb -H HOST -P PORT -s SERIAL`` reaches)
     @HOST:PORT         every ready phone of that remote adb server
     @                  every ready phone of the local adb server
+    wda:URL            an iPhone, through its WebDriverAgent at URL (wda:http://127.0.0.1:8100)
 
 A bad spec is a ``ConfigError`` naming ``--devices``; a phone that is not there (not listed, not
 ready, ``adb connect`` refused) is one too, raised by ``resolve`` before any task starts.
@@ -36,8 +37,8 @@ _HOSTNAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9\-.]{0,251}[A-Za-z0-9])?")
 class Phone:
     """One phone of the pool, picklable: enough for any process (a Ray worker) to reach it."""
 
-    kind: Literal["sim", "adb"]
-    serial: str  # sim-N for a simulated phone; the adb serial (or host:port) otherwise
+    kind: Literal["sim", "adb", "wda"]
+    serial: str  # sim-N for a simulated phone; the adb serial (or host:port); an iPhone's WebDriverAgent URL
     adb_host: str = LOCAL_HOST  # the adb server it is on
     adb_port: int | None = None  # None: the local default ($ANDROID_ADB_SERVER_PORT or 5037)
     remote: bool = False  # on a remote adb server (SERIAL@HOST:PORT), not the local one
@@ -47,6 +48,8 @@ class Phone:
         """How the phone is shown and advertised: ``sim-2``, ``R58M41``, ``127.0.0.1:5555``, ``R58M41@h:5037``."""
         if self.remote:
             return f"{self.serial}@{self.adb_host}:{self.adb_port}"
+        if self.kind == "wda":
+            return f"wda:{self.serial}"
         return self.serial
 
     @property
@@ -58,6 +61,8 @@ class Phone:
         """The task's ``device`` settings overridden for this phone (its sim settings kept)."""
         if self.kind == "sim":
             return {"kind": "sim"}
+        if self.kind == "wda":  # an iPhone has one driver: --driver is for Android phones
+            return {"kind": "wda", "serial": self.serial}
         kind = driver or (task_kind if task_kind in ("adb", "u2") else "adb")
         return {"kind": kind, "serial": self.serial, "adb_host": self.adb_host, "adb_port": self.adb_port}
 
@@ -66,7 +71,7 @@ class Phone:
 class Source:
     """One item of ``--devices`` before resolution."""
 
-    kind: Literal["sim", "serial", "tcp", "remote", "server"]
+    kind: Literal["sim", "serial", "tcp", "remote", "server", "wda"]
     count: int = 0  # sim
     serial: str = ""  # serial, remote; HOST:PORT for tcp
     host: str = ""  # remote, server ("" for the local server)
@@ -75,7 +80,7 @@ class Source:
 
 def _bad(item: str, why: str) -> ConfigError:
     return ConfigError(f"{printable(item, 80)!r}: {why} (expected sim:N, SERIAL, HOST:PORT, SERIAL@HOST:PORT, "
-                       "@HOST:PORT or @)", key=KEY)
+                       "@HOST:PORT, @ or wda:URL)", key=KEY)
 
 
 def _host_port(item: str, text: str) -> tuple[str, int]:
@@ -104,6 +109,13 @@ def parse_item(item: str) -> Source:
         if not count.isdigit() or not 0 < int(count) <= MAX_SIMS:
             raise _bad(item, f"the number of simulated phones must be 1-{MAX_SIMS}")
         return Source("sim", count=int(count))
+    if item.startswith("wda:"):
+        url = item[4:].rstrip("/")
+        scheme, sep, rest = url.partition("://")
+        if scheme not in ("http", "https") or not sep:
+            raise _bad(item, "an iPhone is named by its WebDriverAgent's URL: wda:http://HOST:PORT")
+        _host_port(item, rest.split("/", 1)[0])
+        return Source("wda", serial=url)
     if item == "@":
         return Source("server")
     if "@" in item:
@@ -202,12 +214,24 @@ def _connect(client: Any, address: str, timeout: float) -> None:
                           f"({type(exc).__name__})", key=KEY) from exc
 
 
+def _wda_ready(url: str, timeout: float) -> None:
+    """The iPhone's WebDriverAgent answers and is ready; else a one-line error saying what is wrong."""
+    from ufo_mobile.core.device.discovery import wda_row
+
+    row = wda_row(url, timeout=timeout)
+    if row.state != "ready":
+        raise ConfigError(f"wda:{printable(url, 100)}: {row.state}: {printable(row.note, 300)}", key=KEY)
+
+
 def resolve_blocking(sources: list[Source], adb: AdbPool) -> list[Phone]:
     """The phones ``sources`` name, each checked to be there and ready. Blocking; see ``resolve``."""
     phones: list[Phone] = []
     for source in sources:
         if source.kind == "sim":
             phones += sim_phones(source.count)
+        elif source.kind == "wda":
+            _wda_ready(source.serial, adb.timeout)
+            phones.append(Phone("wda", source.serial))
         elif source.kind == "serial":
             _ready(adb.client(), source.serial, source.serial)
             phones.append(Phone("adb", source.serial, adb_port=adb.local_port))
@@ -256,6 +280,10 @@ def probe_blocking(phone: Phone, timeout: float) -> bool:
     """Whether ``phone`` still answers (listed as ready, and ``echo`` comes back). Blocking."""
     if phone.kind == "sim":
         return True
+    if phone.kind == "wda":
+        from ufo_mobile.core.device.discovery import wda_row
+
+        return wda_row(phone.serial, timeout=timeout).state == "ready"
     import adbutils
 
     try:
@@ -284,6 +312,8 @@ def unresolved(sources: list[Source]) -> list[Phone]:
     for source in sources:
         if source.kind == "sim":
             phones += sim_phones(source.count)
+        elif source.kind == "wda":
+            phones.append(Phone("wda", source.serial))
         elif source.kind in ("serial", "tcp"):
             phones.append(Phone("adb", source.serial))
         elif source.kind == "remote":

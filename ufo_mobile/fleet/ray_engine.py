@@ -171,7 +171,7 @@ class RayEngine:
         return pool
 
     def _start_local(self, ray: Any, phones: list[Phone]) -> None:
-        resources = {p.resource: 1.0 for p in phones if p.kind == "adb"}
+        resources = {p.resource: 1.0 for p in phones if p.kind != "sim"}
         # Ray's services start in this process group: a Ctrl-C at the terminal would kill them under
         # the runs. They inherit these signals ignored; the driver passes a stop on through the hub.
         saved = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGHUP)}
@@ -191,7 +191,7 @@ class RayEngine:
                                   "\"$(python -m ufo_mobile.fleet.resources)\", or name phones with --devices",
                                   key="--devices")
             return [Phone("adb", name) for name in advertised]
-        missing = [p.name for p in phones if p.kind == "adb" and p.name not in advertised]
+        missing = [p.name for p in phones if p.kind != "sim" and p.name not in advertised]
         if missing:
             raise ConfigError(f"no Ray node advertises {', '.join(missing)} (advertised: "
                               f"{', '.join(advertised) or 'none'})", key="--devices")
@@ -276,7 +276,7 @@ class RayEngine:
     async def probe(self, phone: Phone) -> bool:
         """Whether ``phone`` still answers, asked on its own node."""
         options: dict[str, Any] = {"num_cpus": 0}
-        if phone.kind == "adb":
+        if phone.kind != "sim":
             options["resources"] = {phone.resource: 1}
         ref = self._probe_remote.options(**options).remote(phone, self.probe_timeout)
         try:

@@ -24,6 +24,7 @@ def test_each_kind_of_item_parses() -> None:
     assert parse_devices("@10.0.0.2:5037") == [Source("server", host="10.0.0.2", port=5037)]
     assert parse_devices("@") == [Source("server")]
     assert parse_devices("[::1]:5555")[0].host == "[::1]"
+    assert parse_devices("wda:http://127.0.0.1:8100/") == [Source("wda", serial="http://127.0.0.1:8100")]
 
 
 def test_items_mix() -> None:
@@ -46,6 +47,10 @@ def test_items_mix() -> None:
     ("-bad-:5555", "not a host name"),
     ("R58,R58", "named twice"),
     ("sim:2,sim:3", "once, as sim:N"),
+    ("wda:127.0.0.1:8100", "wda:http://HOST:PORT"),
+    ("wda:ftp://h:1", "wda:http://HOST:PORT"),
+    ("wda:http://h", "a host and a port"),
+    ("wda:http://h:8100,wda:http://h:8100", "named twice"),
 ])
 def test_a_bad_spec_is_one_line_naming_devices(spec: str, words: str) -> None:
     with pytest.raises(ConfigError) as info:
@@ -65,6 +70,9 @@ def test_phone_names_resources_and_device_settings() -> None:
                                                    "adb_port": 5038}
     assert local.device_overrides("u2", None)["kind"] == "u2"  # the task's driver, for a real phone
     assert local.device_overrides("u2", "adb")["kind"] == "adb"  # --driver wins
+    iphone = Phone("wda", "http://127.0.0.1:8100")
+    assert (iphone.name, iphone.resource) == ("wda:http://127.0.0.1:8100", "phone:wda:http://127.0.0.1:8100")
+    assert iphone.device_overrides("adb", "u2") == {"kind": "wda", "serial": "http://127.0.0.1:8100"}
     remote = Phone("adb", "R58M41", "10.0.0.2", 5037, remote=True)
     assert (remote.name, remote.resource) == ("R58M41@10.0.0.2:5037", "phone:R58M41@10.0.0.2:5037")
 

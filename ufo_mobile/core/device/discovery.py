@@ -1,5 +1,6 @@
 """What ``python -m ufo_mobile devices`` shows: every phone the adb server sees, and its state (the
-server itself is started by ``ufo_mobile/core/device/local_adb.py`` when none answers)."""
+server itself is started by ``ufo_mobile/core/device/local_adb.py`` when none answers), and each
+iPhone's WebDriverAgent asked for (``--wda URL``: WDA cannot be discovered, only asked)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ class DeviceRow:
     serial: str
     state: str
     model: str = ""
-    android: str = ""
+    os: str = ""  # "Android 14", "iOS 17.5"
     screen: str = ""
     note: str = ""
 
@@ -36,7 +37,7 @@ def _describe(device: Any, timeout: float) -> tuple[str, str, str]:
         return str(device.shell(f"getprop {shlex.quote(name)}", timeout=timeout)).strip()
 
     size = device.window_size()
-    return prop("ro.product.model"), prop("ro.build.version.release"), f"{size.width}x{size.height}"
+    return prop("ro.product.model"), f"Android {prop('ro.build.version.release')}", f"{size.width}x{size.height}"
 
 
 def list_devices(client: Any, *, timeout: float = 10.0) -> list[DeviceRow]:
@@ -67,12 +68,41 @@ def list_devices(client: Any, *, timeout: float = 10.0) -> list[DeviceRow]:
     return rows
 
 
+WDA_HINT = ("start WebDriverAgent on the iPhone (Xcode, or xcodebuild test) and forward its port to this "
+            "machine (iproxy 8100 8100)")
+
+
+def wda_row(url: str, *, timeout: float = 10.0) -> DeviceRow:
+    """Blocking: the iPhone whose WebDriverAgent answers at ``url`` (name, iOS version, screen in pixels),
+    or why it does not."""
+    name = f"wda:{url}"
+    try:
+        import wdapy
+    except ImportError:
+        return DeviceRow(name, "unavailable", note="an iPhone needs the ios extra: pip install 'ufo_mobile[ios]'")
+    client = wdapy.AppiumClient(url)
+    client.request_timeout = timeout
+    try:
+        status = client.request(wdapy.GET, "/status")["value"]
+        info = client.request(wdapy.GET, "/wda/device/info")["value"]
+        scale = float(client.session_request(wdapy.GET, "/wda/screen")["value"]["scale"])
+        width, height = client.window_size()
+    except Exception as exc:  # noqa: BLE001 - whatever went wrong is said on the row
+        return DeviceRow(name, "unreachable", note=f"{classify(exc, serial=name, what='ask')}; {WDA_HINT}")
+    os = status.get("os") if isinstance(status, dict) else None
+    version = f"iOS {os.get('version')}" if isinstance(os, dict) and os.get("version") else "iOS"
+    state = "ready" if isinstance(status, dict) and status.get("ready", True) else "busy"
+    return DeviceRow(name, state, str(info.get("name") or info.get("model") or "iPhone"), version,
+                     f"{round(width * scale)}x{round(height * scale)}")
+
+
 def format_rows(rows: list[DeviceRow]) -> str:
     """The rows as an aligned table, each note on a line of its own below it (or how to connect a phone)."""
     if not rows:
-        return "no devices: connect a phone with USB debugging on, or run 'adb connect HOST:PORT'"
-    header = ("SERIAL", "STATE", "MODEL", "ANDROID", "SCREEN")
-    cells = [header, *[(r.serial, r.state, r.model, r.android, r.screen) for r in rows]]
+        return ("no devices: connect a phone with USB debugging on, or run 'adb connect HOST:PORT'; an iPhone "
+                "is asked for with --wda URL")
+    header = ("SERIAL", "STATE", "MODEL", "OS", "SCREEN")
+    cells = [header, *[(r.serial, r.state, r.model, r.os, r.screen) for r in rows]]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     lines = ["  ".join(value.ljust(width) for value, width in zip(row, widths, strict=True)).rstrip()
              for row in cells]
