@@ -113,3 +113,28 @@ def test_screen_without_controls() -> None:
     with pytest.raises(ElementNotFoundError, match="none"):
         ui.get_control(1)
     assert ui.get_element(1) is None
+
+
+KEYBOARD_OVER = """<?xml version="1.0" encoding="UTF-8"?>
+<hierarchy rotation="0">
+<node index="0" text="" class="android.widget.FrameLayout" package="com.example.app" bounds="[0,0][1080,2400]">
+  <node index="0" text="Name" class="android.widget.EditText" package="com.example.app" clickable="true"
+        focused="true" bounds="[0,300][1080,400]" />
+  <node index="1" text="Send" class="android.widget.Button" package="com.example.app" clickable="true"
+        bounds="[0,2200][1080,2300]" />
+</node>
+<node index="0" text="" class="android.widget.FrameLayout" package="{ime}" bounds="[0,{top}][1080,2400]">
+  <node index="0" text="q" class="android.widget.Button" package="{ime}" clickable="true" bounds="[0,1700][100,1800]" />
+</node>
+</hierarchy>"""
+
+
+def test_what_a_keyboard_band_covers_is_not_offered() -> None:
+    ui = build_ui_state(KEYBOARD_OVER.replace("{ime}", "com.apple.keyboard").replace("{top}", "1600"),
+                        observation_id="k", screen_size=(1080, 2400))
+    assert ui.phone_state["keyboard_shown"] is True
+    assert '"Name"' in ui.formatted_text and '"Send"' not in ui.formatted_text  # a touch there types
+    # a keyboard window as tall as most of the screen (some input methods' are) is not taken for a band
+    tall = build_ui_state(KEYBOARD_OVER.replace("{ime}", "com.google.android.inputmethod.latin").replace("{top}", "0"),
+                          observation_id="k", screen_size=(1080, 2400))
+    assert '"Send"' in tall.formatted_text

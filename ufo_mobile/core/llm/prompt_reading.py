@@ -51,10 +51,23 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", lambda m: _UNESCAPE.get(m.group(1), m.group(1)), text)
 
 
+def _norm(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
 def _same(a: str, b: str) -> bool:
-    def norm(text: str) -> str:
-        return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-    return norm(a) == norm(b)
+    return _norm(a) == _norm(b)
+
+
+def _labelled(controls: Sequence[ScreenControl], label: str) -> list[int]:
+    """The positions of the controls that show ``label``: as one of their texts, else (none doing so) as
+    the first part of one, the way an iPhone joins a row's texts into its label ("Riverside Tech Meetup -
+    Sign up, riverside-meetup.org/signup")."""
+    exact = [pos for pos, control in enumerate(controls) if any(_same(label, t) for t in control.texts)]
+    if exact:
+        return exact
+    first = _norm(label) + ","
+    return [pos for pos, control in enumerate(controls) if any(_norm(t).startswith(first) for t in control.texts)]
 
 
 def parse_screen(text: str) -> list[ScreenControl]:
@@ -102,7 +115,7 @@ def shows(controls: Sequence[ScreenControl], label: str, flag: str | None = None
     Raises:
         LabelError: no such control; the message lists what is shown.
     """
-    if any(any(_same(label, t) for t in c.texts) and (flag is None or flag in c.flags) for c in controls):
+    if any(flag is None or flag in controls[pos].flags for pos in _labelled(controls, label)):
         return
     what = f"a control labelled {label!r}" + (f" with {flag}" if flag else "")
     raise LabelError(f"the screen does not show {what}; it shows: {_shown(controls)}")
@@ -114,7 +127,7 @@ def number_for(controls: Sequence[ScreenControl], label: str, nth: int = 1) -> i
     Raises:
         LabelError: fewer than ``nth`` controls show that label; the message lists what is shown.
     """
-    found = [pos for pos, control in enumerate(controls) if any(_same(label, t) for t in control.texts)]
+    found = _labelled(controls, label)
     if len(found) < nth:
         which = f"a control labelled {label!r}" if nth == 1 else f"{nth} controls labelled {label!r}"
         raise LabelError(f"the screen does not show {which}; it shows: {_shown(controls)}")
@@ -157,4 +170,50 @@ def fill_labels(entry: Any, controls: Sequence[ScreenControl]) -> Any:
         return {key: fill_labels(value, controls) for key, value in entry.items()}
     if isinstance(entry, list):
         return [fill_labels(value, controls) for value in entry]
+    return entry
+
+
+def label_of(controls: Sequence[ScreenControl], index: int) -> dict[str, Any] | None:
+    """The ``{label: ..., nth: ...}`` marker that names control ``index`` of ``controls`` (its first
+    text, or the first text inside it; ``nth`` so that ``number_for`` gives ``index`` back), or None
+    when nothing names it."""
+    found = next((pos for pos, control in enumerate(controls) if control.index == index), None)
+    if found is None:
+        return None
+    inside = [pos for pos in range(found, len(controls)) if pos == found or _within(controls, pos, found)]
+    label = next((controls[pos].texts[0] for pos in inside if controls[pos].texts), None)
+    if label is None:
+        return None
+    for nth in range(1, len(controls) + 1):
+        try:
+            if number_for(controls, label, nth) == index:
+                return {"label": label, "nth": nth} if nth > 1 else {"label": label}
+        except LabelError:
+            return None
+    return None
+
+
+def _within(controls: Sequence[ScreenControl], pos: int, ancestor: int) -> bool:
+    parent = controls[pos].parent
+    while parent is not None:
+        if parent == ancestor:
+            return True
+        parent = controls[parent].parent
+    return False
+
+
+def by_label(entry: Any, controls: Sequence[ScreenControl]) -> Any:
+    """A mapping reply with each action's control number (``index``) replaced by the label marker that
+    names that control on ``controls``: the reply then names its controls on any phone that shows them,
+    however that phone numbers them (an iPhone's tree against the Android numbering it was written for)."""
+    if isinstance(entry, dict):
+        out = {key: by_label(value, controls) for key, value in entry.items()}
+        args = out.get("args")
+        if isinstance(args, dict) and isinstance(args.get("index"), int) and not isinstance(args["index"], bool):
+            marker = label_of(controls, args["index"])
+            if marker is not None:
+                out["args"] = {**args, "index": marker}
+        return out
+    if isinstance(entry, list):
+        return [by_label(value, controls) for value in entry]
     return entry

@@ -22,6 +22,7 @@ from ufo_mobile.core.ui.controls import (
 from ufo_mobile.core.ui.format import FormatOptions, format_ui
 from ufo_mobile.core.ui.hierarchy import Bounds, UINode, UITree, parse_hierarchy
 from ufo_mobile.core.ui.pipeline import TreeFilter, TreeFormatter
+from ufo_mobile.core.ui.windows import keyboard_band
 from ufo_mobile.errors import ElementNotFoundError, InvalidActionError, StaleObservationError
 
 _GRID = 9  # candidate tap points per side when the centre of a control is blocked
@@ -124,7 +125,8 @@ def build_ui_state(xml: str | bytes, *, observation_id: str, screen_size: tuple[
         current_app: the foreground package if known; inferred from the windows otherwise.
         keyboard_frame: where the soft keyboard is shown, when the device says so but the dump (the
             app's window only, as ``uiautomator dump`` gives) does not show it: controls under it
-            cannot be tapped and are left out.
+            cannot be tapped and are left out (as they are under a keyboard the dump shows as a band
+            across the bottom: ``windows.keyboard_band``).
         tree_filter, tree_formatter: the provider's stages (``pipeline``): which controls to keep,
             and the screen text (``format_ui`` with ``format_options`` when not given).
 
@@ -135,7 +137,8 @@ def build_ui_state(xml: str | bytes, *, observation_id: str, screen_size: tuple[
     fopts = filter_options or FilterOptions()
     screen = screen_for(tree, screen_size)
     app = current_app or infer_app_package(tree, fopts.keyboard_packages)
-    cover = Bounds(*keyboard_frame) if keyboard_frame is not None else None
+    cover = Bounds(*keyboard_frame) if keyboard_frame is not None else \
+        keyboard_band(tree, screen, app_package=app, keyboard_packages=fopts.keyboard_packages)
     controls = extract_controls(tree, screen, app_package=app, options=fopts, obstruction=cover)
     keyboard = cover is not None or keyboard_visible(tree, screen, app_package=app,
                                                      keyboard_packages=fopts.keyboard_packages)

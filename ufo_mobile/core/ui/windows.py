@@ -71,3 +71,20 @@ def keyboard_visible(tree: UITree, screen: Bounds, *, app_package: str = "",
         and root.bounds.intersect(screen) is not None
         for root in tree.roots
     )
+
+
+def keyboard_band(tree: UITree, screen: Bounds, *, app_package: str = "",
+                  keyboard_packages: Collection[str] = DEFAULT_KEYBOARD_PACKAGES) -> Bounds | None:
+    """The band across the bottom of the screen an input method's window takes, when the dump has one
+    (an iPhone's keyboard is in WebDriverAgent's tree): the app's controls under it cannot be tapped (a
+    touch there types). None when there is no such band; a keyboard window as tall as most of the
+    screen (some input methods' windows are) is not taken for one."""
+    bands = [root.bounds for root in tree.roots
+             if is_keyboard_package(root.package, keyboard_packages, app_package=app_package)
+             and root.bounds.left <= screen.left and root.bounds.right >= screen.right
+             and root.bounds.bottom >= screen.bottom and root.bounds.top > screen.top
+             and (root.bounds.bottom - root.bounds.top) < 0.6 * (screen.bottom - screen.top)]
+    if not bands:
+        return None
+    top = min(band.top for band in bands)
+    return Bounds(screen.left, top, screen.right, screen.bottom)
