@@ -10,6 +10,7 @@ import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -170,3 +171,91 @@ def test_a_batch_names_an_iphone_that_does_not_answer(tmp_path: Path, capsys: py
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: --devices: wda:http://127.0.0.1:9: unreachable") and "\n" not in err
+
+
+def test_the_suite_runs_on_emulated_iphones_with_its_oracles(tmp_path: Path) -> None:
+    from tests.unit.eval.conftest import SUITE
+    from ufo_mobile.eval.results import read_results
+
+    tasks = "settings-*,shop-add-to-cart,shop-impossible-gadget,notes-create,contacts-call,clock-new-alarm"
+    code, out = run_cli("eval", str(SUITE), "--model", "oracle", "--iphone", "--tasks", tasks, "--log-dir",
+                        str(tmp_path), "--quiet")
+    assert code == 0, out
+    (directory,) = list(tmp_path.iterdir())
+    records = read_results(directory)
+    assert len(records) == 9 and all(r["passed"] for r in records), [(r["task_id"], r["why"]) for r in records]
+    assert json.loads((directory / "summary.json").read_text())["phone"] == "iphone"
+    run = json.loads((Path(records[0]["run_dir"]) / "run.json").read_text())
+    assert run["settings"]["device"]["kind"] == "wda"  # each run says it drove an iPhone
+    first = json.loads((Path(records[0]["run_dir"]) / "steps" / "0001" / "prompt.json").read_text())
+    assert "- system_button(button: home|enter|del|power|volume_down|volume_up)" in first[0]["content"]
+
+
+async def test_an_alert_is_read_from_the_screenshot_at_once_and_answered_by_a_tap(wda: EmulatedWda) -> None:
+    from ufo_mobile.core.ui.provider import AndroidStateProvider
+
+    driver = IOSDriver(wda.url, timeout=10)
+    try:
+        await driver.connect()
+        wda.show_alert("“Shop” Would Like to Send You Notifications", ["Don’t Allow", "Allow"])
+        read = await AndroidStateProvider(driver, sleep=_no_sleep).read(observation_id="a")
+        assert read.fallback == "screenshot_only" and read.refusals == ["alert"]  # no retries: it stays
+        assert "“Shop” Would Like to Send You Notifications" in read.ui.formatted_text  # the model is told
+        png = Image.open(io.BytesIO(await driver.screenshot()))
+        assert png.size == SIZE  # the alert is in the picture the model taps on
+    finally:
+        await driver.close()
+
+
+async def _no_sleep(seconds: float) -> None:
+    raise AssertionError(f"a refused read was retried after {seconds} s")
+
+
+async def test_the_mcp_server_serves_an_iphone(wda: EmulatedWda, tmp_path: Path) -> None:
+    from tests.integration.test_mcp_server import stdio_session
+    from tests.mcp_calls import call
+
+    async with stdio_session(tmp_path, "--device", f"wda:{wda.url}") as client:
+        shot = await call(client, "capture_screenshot")
+        assert shot.startswith("data:image/png;base64,")
+        launched = await call(client, "launch_app", package_name="com.apple.Preferences")
+        assert launched["success"] is True, launched
+        controls = await call(client, "get_app_window_controls_target_info")
+        wifi = next(c for c in controls if c["name"] == "Wi-Fi")
+        clicked = await call(client, "click_control", control_id=wifi["id"], control_name="Wi-Fi")
+        assert clicked["success"] is True, clicked
+        back = await call(client, "press_key", key_code="KEYCODE_BACK")
+        assert back["success"] is False and "no back key" in json.dumps(back)  # said, not done
+    assert wda.phone.current_screen() == "wifi"
+
+
+def test_serve_runs_an_aip_task_on_an_iphone(wda: EmulatedWda, tmp_path: Path) -> None:
+    import asyncio
+    import signal
+
+    from tests.integration.test_serve_aip import AipClient, is_end, served
+    from ufo_mobile.shipped import CONFIG_DIR
+
+    config = tmp_path / "base.yaml"
+    config.write_text(f"model: {{script: {CONFIG_DIR / 'tasks' / 'scripts' / 'demo_wifi.yaml'}}}\n")
+
+    async def talk(port: int) -> tuple[dict[str, Any], dict[str, Any]]:
+        client = await AipClient.open(port, "galaxy")
+        await client.send(type="device_info_request", request_id="info")
+        info = await client.until(lambda m: m["type"] == "device_info_response")
+        await client.send(type="task", client_type="constellation", client_id="galaxy", target_id="ufo_mobile",
+                          session_id="galaxy@ios", request_id="r-ios", task_name="wifi", status="continue",
+                          request="Turn on Wi-Fi")
+        end = await client.find(is_end("galaxy@ios"))
+        await client.ws.close()
+        return info, end
+
+    with served(tmp_path, "--devices", f"wda:{wda.url}", "--config", str(config)) as (serve, port):
+        info, end = asyncio.run(talk(port))
+        serve.signal(signal.SIGTERM)
+        serve.finish()
+    result = info["result"]
+    assert (result["platform"], result["os_version"]) == ("ios", "iOS 17.5")
+    assert result["phones"][0]["serial"] == f"wda:{wda.url}" and result["phones"][0]["screen_size"] == "1179x2556"
+    assert (end["status"], end["result"]["answer"]) == ("completed", "Wi-Fi is on."), end
+    assert wda.phone.state("com.android.settings")["wifi"] is True

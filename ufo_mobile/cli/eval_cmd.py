@@ -74,6 +74,9 @@ def add_eval_parser(sub: Any) -> None:
                     help="the model's kind (model.kind), as for run")
     ev.add_argument("--base-url", metavar="URL", help="the server's API URL (model.base_url), as for run")
     ev.add_argument("--format", choices=FORMATS, help="as for run")
+    ev.add_argument("--iphone", action="store_true",
+                    help="run each task on the simulated phone served as an iPhone: an emulated WebDriverAgent "
+                         "in this process, driven through wdapy as a real iPhone is (needs the ios extra)")
     ev.add_argument("--mode", choices=MODES, help="how the agent works, as for run")
     ev.add_argument("--repeat", type=positive, default=1, metavar="K",
                     help="run each task K times, the r-th time with the variant of seed SEED+r (default 1); "
@@ -131,7 +134,8 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
         view.ended(record)
 
     campaign = Campaign(runs, settings=settings, log_dir=directory / "runs", builtin=builtin,
-                        parallel=args.parallel, on_record=on_record, on_event=view.event)
+                        parallel=args.parallel, on_record=on_record, on_event=view.event,
+                        **({"driver": served_iphone(settings)} if args.iphone else {}))
     if not args.quiet:  # --quiet: only the table and the scores
         console.print(f"eval: {len(tasks)} tasks x {args.repeat} = {len(runs)} runs, model "
                       f"{printable(campaign.model_label)} ({settings.model.reply_format} format), mode {settings.mode} "
@@ -145,6 +149,7 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
         writer.close()
     meta = {"suite": [str(p) for p in args.suite], "model": campaign.model_label,
             "format": settings.model.reply_format, "mode": settings.mode,
+            "phone": "iphone" if args.iphone else "android",
             "setup": eval_setup(settings, builtin), "repeat": args.repeat, "seed": args.seed,
             "planned_runs": len(runs), "stopped": campaign.stopped,
             "wall_seconds": round(time.monotonic() - started, 3)}
@@ -282,6 +287,22 @@ def eval_settings(args: argparse.Namespace) -> tuple[BuiltinModel | None, Settin
                               "(--provider, --model, --base-url)", key="--model") from None
         raise
     return builtin, settings
+
+
+def served_iphone(settings: Settings) -> Any:
+    """The driver factory of ``--iphone``: each task's phone behind its own emulated WebDriverAgent.
+
+    Raises:
+        ConfigError: the ios extra (wdapy) is not installed.
+    """
+    import importlib.util
+
+    from ufo_mobile.core.device.wda import ServedIPhone
+
+    if importlib.util.find_spec("wdapy") is None:
+        raise ConfigError("an iPhone needs the ios extra: pip install 'ufo_mobile[ios]'", key="--iphone")
+    timeout = settings.device.command_timeout_seconds
+    return lambda phone: ServedIPhone(phone, timeout=timeout)
 
 
 def eval_setup(settings: Settings, builtin: BuiltinModel | None) -> str:

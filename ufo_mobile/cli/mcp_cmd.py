@@ -81,8 +81,9 @@ def add_mcp_parser(sub: Any) -> None:
                      help="port of the action server (http; default 8021; 0 picks a free one)")
     mcp.add_argument("--device", metavar="SPEC",
                      help="the phone: 'sim' (the built-in simulated phone), SERIAL or HOST:PORT on the adb server, "
-                          "or SERIAL@HOST:PORT on a remote adb server (default: the device your user config or "
-                          "$UFO_MOBILE_DEVICE names, else the only phone on the adb server)")
+                          "SERIAL@HOST:PORT on a remote adb server, or wda:URL (an iPhone's WebDriverAgent) "
+                          "(default: the device your user config or $UFO_MOBILE_DEVICE names, else the only "
+                          "phone on the adb server)")
     mcp.add_argument("--driver", choices=("adb", "u2"),
                      help="with a real phone: plain adb (default) or uiautomator2 (falls back to adb)")
     mcp.add_argument("--adb-port", type=port_number, metavar="PORT",
@@ -127,8 +128,13 @@ def device_settings(args: argparse.Namespace) -> DeviceSettings:
     try:
         source = parse_item(spec.strip())
     except ConfigError as exc:
-        raise ConfigError(f"{printable(spec, 80)!r} is not a phone (expected sim, SERIAL, HOST:PORT or "
-                          "SERIAL@HOST:PORT)", key=DEVICE_KEY) from exc
+        raise ConfigError(f"{printable(spec, 80)!r} is not a phone (expected sim, SERIAL, HOST:PORT, "
+                          "SERIAL@HOST:PORT or wda:URL)", key=DEVICE_KEY) from exc
+    if source.kind == "wda":  # an iPhone: one driver, its WebDriverAgent
+        if args.driver:
+            raise ConfigError("--driver is for Android phones; an iPhone is driven through its WebDriverAgent",
+                              key="--driver")
+        return DeviceSettings(kind="wda", serial=source.serial, command_timeout_seconds=args.timeout)
     if source.kind in ("sim", "server"):
         raise ConfigError(f"{printable(spec, 80)!r} names several phones; one server serves one phone "
                           "(sim, SERIAL, HOST:PORT or SERIAL@HOST:PORT)", key=DEVICE_KEY)

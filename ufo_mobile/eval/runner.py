@@ -17,6 +17,7 @@ from typing import Any
 
 from ufo_mobile.core.device.base import DeviceDriver
 from ufo_mobile.core.device.sim import SimDriver
+from ufo_mobile.core.device.wda import IOSDriver
 from ufo_mobile.core.llm.base import ChatModel
 from ufo_mobile.core.llm.scripted import Script, ScriptedModel
 from ufo_mobile.core.processors.context import StepContext
@@ -159,10 +160,16 @@ async def run_task(instance: TaskInstance, *, log_dir: Path, model: ChatModel | 
     base = settings or default_settings()
     phone = build_phone(instance, width=base.device.sim.width, height=base.device.sim.height)
     device = driver(phone)
-    if isinstance(model, ScriptedModel) and model.speaks is not None:
-        model.watch(device)  # it points at the controls its replies name
-    session = Session(run_settings(instance, base, log_dir), device=device, model=model, run_id=run_id,
-                      on_start=on_start, on_step=on_step)
+    settings = run_settings(instance, base, log_dir)
+    if isinstance(device, IOSDriver):  # the same phone, served as an iPhone: the record says so
+        settings = settings.model_copy(update={"device": settings.device.model_copy(
+            update={"kind": "wda", "serial": device.url})})
+    if isinstance(model, ScriptedModel):
+        if model.speaks is not None:
+            model.watch(device)  # it points at the controls its replies name
+        if isinstance(device, IOSDriver):  # its numbers are the Android phone's: it names controls by label
+            model.renumber(SimDriver(phone))
+    session = Session(settings, device=device, model=model, run_id=run_id, on_start=on_start, on_step=on_step)
     result = await session.run()
     # a run that a failed write ended (a full disk) did not end on its own either: not the agent's failure
     failure = session.context.writer.failure if session.context is not None else None

@@ -31,13 +31,16 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver, KeyboardState, resolve_key
 from ufo_mobile.core.device.blocking import DaemonWorkers, call_blocking
 from ufo_mobile.core.device.wda_tree import to_uiautomator
 from ufo_mobile.core.ios_types import PREFIX, TEXT_INPUTS
 from ufo_mobile.errors import DeviceCommandError, DumpUnavailableError
+
+if TYPE_CHECKING:
+    from ufo_mobile.sim.phone.simphone import SimPhone
 
 T = TypeVar("T")
 
@@ -251,3 +254,23 @@ class IOSDriver(DeviceDriver):
         width, height = await self._call(lambda c: c.window_size(), what="window size")
         return round(width * scale), round(height * scale)
 
+
+
+class ServedIPhone(IOSDriver):
+    """An iPhone that is the simulated phone ``phone`` behind an in-process emulated WebDriverAgent
+    (``sim/servers/wda``), driven through wdapy over HTTP like a real one (``eval --iphone``, tests).
+    Its apps are offered by the names the simulated phone gives them; the server stops with the driver."""
+
+    def __init__(self, phone: SimPhone, *, timeout: float = 20.0) -> None:
+        from ufo_mobile.sim.servers.wda import EmulatedWda
+        from ufo_mobile.sim.servers.wda.source import bundle_id
+
+        self.phone = phone
+        self.server = EmulatedWda(phone)
+        self.server.start()
+        apps = {app.label: bundle_id(app.package) for app in phone.installed_apps()}
+        super().__init__(self.server.url, timeout=timeout, apps=apps)
+
+    async def close(self) -> None:
+        await super().close()
+        self.server.stop()

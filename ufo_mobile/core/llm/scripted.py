@@ -53,6 +53,7 @@ from ufo_mobile.core.llm.base import Completion, Usage
 from ufo_mobile.core.llm.prompt_reading import (
     LabelError,
     ScreenControl,
+    by_label,
     fill_labels,
     has_labels,
     latest_screen,
@@ -118,6 +119,7 @@ class ScriptedModel:
         self.calls: list[list[ChatMessage]] = []
         self.speaks = speaks  # the format its JSON replies are said in (None: sent as written)
         self.sight: Sight | None = None
+        self.numbered_on: Sight | None = None  # the screens its control numbers were written for
         self._next = 0
         self._later: list[Move] = []  # the turns a reply said in ``speaks`` still takes
         self._decided_on: UIState | None = None  # the screen they were decided on
@@ -126,16 +128,13 @@ class ScriptedModel:
     def watch(self, driver: Any) -> None:
         """Look at ``driver``'s phone for the controls a spoken reply points at (its UI tree, numbered
         as the runtime numbers it)."""
-        from ufo_mobile.core.ui.format import FormatOptions
-        from ufo_mobile.core.ui.provider import AndroidStateProvider
+        self.sight = _sight_of(driver)
 
-        provider = AndroidStateProvider(driver, format_options=FormatOptions(legend=False))
-        looks = itertools.count(1)
-
-        async def sight() -> UIState:
-            return (await provider.read(observation_id=f"scripted-{next(looks)}")).ui
-
-        self.sight = sight
+    def renumber(self, driver: Any) -> None:
+        """Name each control a reply numbers by its label, as ``driver``'s phone (the one the script was
+        written for) numbers it: the replies then work on another phone showing the same screens (the
+        same simulated phone served as an iPhone)."""
+        self.numbered_on = _sight_of(driver)
 
     def skip(self, replies: int) -> None:
         """Start after the first ``replies`` answers (a resumed run already had them)."""
@@ -202,6 +201,8 @@ class ScriptedModel:
             self._next += 1
         reply, wrapper = self._unwrap(replies[index])
         wrapper = wrapper or {}
+        if self.numbered_on is not None and isinstance(reply, dict):
+            reply = by_label(reply, _controls(await self.numbered_on()))
         if self.speaks is not None and isinstance(reply, dict):
             text = await self._spoken(reply, wrapper, index, messages)
         else:
@@ -259,6 +260,20 @@ class ScriptedModel:
                        _picture(messages))
         except (LabelError, ElementNotFoundError) as exc:
             raise LLMError(f"{where}: {printable(str(exc))}") from exc
+
+
+def _sight_of(driver: Any) -> Sight:
+    """Reads ``driver``'s screen as the runtime would number it."""
+    from ufo_mobile.core.ui.format import FormatOptions
+    from ufo_mobile.core.ui.provider import AndroidStateProvider
+
+    provider = AndroidStateProvider(driver, format_options=FormatOptions(legend=False))
+    looks = itertools.count(1)
+
+    async def sight() -> UIState:
+        return (await provider.read(observation_id=f"scripted-{next(looks)}")).ui
+
+    return sight
 
 
 def _controls(ui: UIState) -> list[ScreenControl]:

@@ -194,8 +194,9 @@ class AndroidStateProvider:
             xml = await self.fetch()
 
     def _fallback_now(self, failure: DumpFailure) -> bool:
-        """Whether to skip the remaining retries (module docstring: an animated screen)."""
-        return failure.kind == "idle" and self.driver.supports("fallback_ui_tree")
+        """Whether to skip the remaining retries (module docstring: an animated screen; an iPhone's system
+        alert, which stays until someone answers it)."""
+        return (failure.kind == "idle" and self.driver.supports("fallback_ui_tree")) or failure.kind == "alert"
 
     async def _parse(self, xml: str, observation_id: str, screen_size: tuple[int, int] | None) -> UIState:
         if self._redact is not None:

@@ -14,7 +14,7 @@ import shlex
 from typing import Any
 
 from ufo_mobile.core.device.blocking import call_blocking
-from ufo_mobile.errors import DeviceError
+from ufo_mobile.errors import DeviceCommandError, DeviceError
 from ufo_mobile.fleet.devices import Phone
 from ufo_mobile.settings import Settings
 
@@ -44,6 +44,14 @@ def pick(phones: list[Phone], device_id: str, named: str | None, target_id: str 
 
 
 def _describe_blocking(phone: Phone, timeout: float) -> dict[str, Any]:
+    if phone.kind == "wda":  # an iPhone: what its WebDriverAgent says
+        from ufo_mobile.core.device.discovery import wda_row
+
+        row = wda_row(phone.serial, timeout=timeout)
+        if row.state != "ready":
+            raise DeviceCommandError(f"{row.state}: {row.note}", serial=phone.name)
+        return {"model": row.model, "android_version": None, "ios_version": row.os.removeprefix("iOS ").strip(),
+                "screen_size": row.screen}
     import adbutils
 
     client = adbutils.AdbClient(host=phone.adb_host, port=phone.adb_port, socket_timeout=timeout)
@@ -100,11 +108,12 @@ class PhoneInfo:
             entry["session_id"] = running
             entries.append(entry)
         versions = sorted({str(e["android_version"]) for e in entries if e.get("android_version")})
+        ios = sorted({str(e["ios_version"]) for e in entries if e.get("ios_version")})
         return {
             "device_id": only or self.device_id,
-            "platform": "android",
+            "platform": "ios" if ios and not versions else "android",
             "platform_type": "mobile",
-            "os_version": ", ".join(f"Android {v}" for v in versions) or "unknown",
+            "os_version": ", ".join([*(f"Android {v}" for v in versions), *(f"iOS {v}" for v in ios)]) or "unknown",
             "supported_features": FEATURES,
             "schema_version": "1.0",
             "phones": entries,
