@@ -42,7 +42,8 @@ class Layout:
     """Lays out one screen of one app; build a new one for every snapshot."""
 
     def __init__(self, app: App, state: Mapping[str, Any], extras: Mapping[str, Any], *, fonts: Fonts,
-                 width: int, height: int, scroll: Mapping[str, int], focus: str | None) -> None:
+                 width: int, height: int, scroll: Mapping[str, int], focus: str | None,
+                 content_bottom: int | None = None) -> None:
         self.app = app
         self.fonts = fonts
         self.width = width
@@ -53,6 +54,7 @@ class Layout:
         self.scope = Scope(state, None, extras)
         self.status_height = self.px(theme.STATUS_BAR)
         self.nav_height = self.px(theme.NAV_BAR)
+        self.content_bottom = content_bottom  # the keyboard's top, on a screen that resizes for it
         self._heights: dict[tuple[str, int], int] = {}
 
     def px(self, value: float) -> int:
@@ -65,7 +67,8 @@ class Layout:
         """The full view tree of ``screen_name``: window root, decor, content, screen."""
         spec = self.app.screens[screen_name]
         full = Rect(0, 0, self.width, self.height)
-        content = Rect(0, self.status_height, self.width, self.height - self.nav_height)
+        bottom = self.content_bottom if self.content_bottom is not None else self.height - self.nav_height
+        content = Rect(0, self.status_height, self.width, bottom)
         items: list[_Inst] = []
         if spec.app_bar:
             items.append(_Inst(self._toolbar(spec, screen_name), self.scope, "toolbar"))

@@ -27,6 +27,8 @@ Screen::
                                       # get an idle state on realistic device profiles
     secure: true                      # FLAG_SECURE (banking, passwords): screenshots come back black
                                       # on realistic device profiles; the UI dump still works
+    soft_input: nothing               # the keyboard covers the bottom of the screen (default resize:
+                                      # the content ends above it, as windowSoftInputMode adjustResize)
     actions: [<Node>, ...]            # extra app-bar widgets at the right (e.g. a Save button)
     body: [<Node>, ...]               # stacked top to bottom under the app bar
 
@@ -220,6 +222,10 @@ class Screen(Spec):
     focus: str | None = None
     animated: bool = False
     secure: bool = False
+    # what the screen does while the soft keyboard is up, as an activity's windowSoftInputMode says:
+    # resize (its content ends above the keyboard, its bottom bar with it: what most apps do) or
+    # nothing (the keyboard covers the bottom of the screen)
+    soft_input: Literal["resize", "nothing"] = "resize"
     actions: list[Node] = Field(default_factory=list)
     body: list[Node] = Field(default_factory=list)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ufo_mobile.errors import DeviceCommandError, SimulatorError
-from ufo_mobile.sim.phone import theme
+from ufo_mobile.sim.phone import keyboard, theme
 from ufo_mobile.sim.phone.behaviour import LaunchSpec
 from ufo_mobile.sim.phone.facts import Foreground, InstalledApp, fixed_clock
 from ufo_mobile.sim.phone.hierarchy import to_xml
@@ -177,8 +177,11 @@ class PhoneState:
             frame = self._top()
             app = self._apps[frame.package]
             width, height = self._size
+            keyboard_up = self.soft_keyboard and frame.keyboard_up
+            resized = keyboard_up and app.screens[frame.screen].soft_input == "resize"
             layout = Layout(app, self._states[frame.package], self._extras(), fonts=self._fonts,
-                            width=width, height=height, scroll=frame.scroll, focus=frame.focus)
+                            width=width, height=height, scroll=frame.scroll, focus=frame.focus,
+                            content_bottom=keyboard.window_rect(width, height).top if resized else None)
             root = layout.build(frame.screen)
             settings = self._states.get(SETTINGS, {})
             status = StatusBar(time=f"{self._clock():%H:%M}", battery=self.battery,
@@ -188,7 +191,7 @@ class PhoneState:
                             status_height=layout.status_height, nav_height=layout.nav_height,
                             dark=truthy(settings.get("dark_theme")), toast=self._toast,
                             app_color=app.color, background=app.screens[frame.screen].background,
-                            keyboard=self.soft_keyboard and frame.keyboard_up)
+                            keyboard=keyboard_up)
 
     def dump_hierarchy(self) -> str:
         """The current screen as uiautomator XML."""
