@@ -259,3 +259,19 @@ def test_serve_runs_an_aip_task_on_an_iphone(wda: EmulatedWda, tmp_path: Path) -
     assert result["phones"][0]["serial"] == f"wda:{wda.url}" and result["phones"][0]["screen_size"] == "1179x2556"
     assert (end["status"], end["result"]["answer"]) == ("completed", "Wi-Fi is on."), end
     assert wda.phone.state("com.android.settings")["wifi"] is True
+
+
+def test_a_run_on_an_iphone_is_replayed_on_another(wda: EmulatedWda, tmp_path: Path) -> None:
+    code, out = run_cli("run", str(DEMO), "--device", f"wda:{wda.url}", "--log-dir", str(tmp_path / "runs"))
+    assert code == 0, out
+    run_dir = only_run_dir(tmp_path / "runs")
+    other = EmulatedWda(SimPhone(width=SIZE[0], height=SIZE[1]))
+    other.start()
+    try:
+        code, out = run_cli("replay", str(run_dir), "--device", f"wda:{other.url}", "--log-dir",
+                            str(tmp_path / "replays"))
+    finally:
+        other.stop()
+    assert code == 0, out
+    assert "4 of 4 recorded steps replayed, finished without the model" in out
+    assert other.phone.state("com.android.settings")["wifi"] is True
