@@ -16,7 +16,6 @@ closes, ``unhang()`` undoes it, ``empty_dumps(n)`` makes the next ``n`` hierarch
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import threading
 import time
 from collections import deque
@@ -28,6 +27,7 @@ import structlog
 from ufo_mobile.sim.android.devstate import AdbdLimits, DeviceState
 from ufo_mobile.sim.android.profile import RealismProfile, get_profile
 from ufo_mobile.sim.phone.simphone import SimPhone
+from ufo_mobile.sim.servers import check_loopback
 from ufo_mobile.sim.servers.adb.connection import HostConnection
 
 __all__ = ["AdbdLimits", "AdbdThread", "EmulatedAdbd", "serve"]
@@ -39,7 +39,7 @@ class EmulatedAdbd:
     def __init__(self, phone: SimPhone, *, host: str = "127.0.0.1", port: int = 0, serial_name: str | None = None,
                  limits: AdbdLimits | None = None, logger: Any = None,
                  profile: str | RealismProfile | None = None) -> None:
-        _check_loopback(host)
+        check_loopback(host, "the emulated adbd")
         self.phone = phone
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.sim.servers.adb.daemon")
         self.host = host
@@ -264,17 +264,6 @@ async def serve(phone: SimPhone, host: str, port: int, *, ready: Callable[[int],
         await asyncio.Event().wait()  # until the caller cancels us
     finally:
         await adbd.stop()
-
-
-def _check_loopback(host: str) -> None:
-    if host == "localhost":
-        return
-    try:
-        loopback = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
-        raise ValueError(f"the emulated adbd has no authentication and listens on loopback only, not {host!r}")
 
 
 def _running_on(loop: asyncio.AbstractEventLoop) -> bool:

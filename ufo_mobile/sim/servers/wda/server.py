@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import base64
 import io
-import ipaddress
 import json
 import math
 import re
@@ -75,6 +74,7 @@ import structlog
 from ufo_mobile.errors import DeviceError, SimulatorError
 from ufo_mobile.sim.phone.simphone import LAUNCHER, SimPhone
 from ufo_mobile.sim.phone.view import Rect
+from ufo_mobile.sim.servers import check_loopback
 from ufo_mobile.sim.servers.wda.source import (
     BUNDLE_IDS,
     bundle_id,
@@ -246,18 +246,6 @@ def _compile(path: str, session: bool) -> re.Pattern[str]:
     return re.compile(regex.replace("\\*", ".*"))
 
 
-def _check_loopback(host: str) -> None:
-    if host == "localhost":
-        return
-    try:
-        loopback = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
-        raise ValueError(f"the emulated WebDriverAgent has no authentication and listens on loopback only, "
-                         f"not {host!r}")
-
-
 class EmulatedWda:
     """An iPhone's WebDriverAgent on ``host:port`` (port 0 = any free port) showing ``phone``.
 
@@ -268,7 +256,7 @@ class EmulatedWda:
 
     def __init__(self, phone: SimPhone, *, host: str = "127.0.0.1", port: int = 0, scale: float = 3,
                  limits: WdaLimits | None = None, soft_keyboard: bool = True, logger: Any = None) -> None:
-        _check_loopback(host)
+        check_loopback(host, "the emulated WebDriverAgent")
         if scale <= 0:
             raise ValueError(f"scale must be positive, not {scale}")
         self.phone = phone
