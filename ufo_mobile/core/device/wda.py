@@ -71,15 +71,14 @@ class IOSDriver(DeviceDriver):
     })
     keys: ClassVar[frozenset[str] | None] = KEYS
 
-    def __init__(self, url: str, *, timeout: float = 20.0, apps: Mapping[str, str] | None = None,
-                 client: Any = None) -> None:
+    def __init__(self, url: str, *, timeout: float = 20.0, apps: Mapping[str, str] | None = None) -> None:
         if timeout <= 0:
             raise ValueError("timeout must be > 0")
         self.url = url.rstrip("/")
         self.serial = self.url
         self._timeout = timeout
         self._extra_apps = dict(apps or {})
-        self._client = client
+        self._client: Any = None
         self._scale: float | None = None
         self._methods: dict[str, Any] = {}  # wdapy's request methods, once it is imported
         self._workers = DaemonWorkers("ufo-wda")
