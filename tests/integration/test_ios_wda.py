@@ -135,6 +135,7 @@ def test_the_demo_runs_on_the_emulated_iphone(wda: EmulatedWda, tmp_path: Path) 
     assert steps[0]["result"]["summary"] == "opened Settings (com.apple.Preferences)"
     system = json.loads((run_dir / "steps" / "0001" / "prompt.json").read_text())[0]["content"]
     assert "- system_button(button: home|enter|del|power|volume_down|volume_up)" in system  # no back key
+    assert "You operate an iPhone for a user" in system and "This phone is an iPhone: it has no back key" in system
     assert "iPhone (WebDriverAgent at 127.0.0.1:" in (run_dir / "report.html").read_text()
 
 
@@ -189,6 +190,8 @@ def test_the_suite_runs_on_emulated_iphones_with_its_oracles(tmp_path: Path) -> 
     assert run["settings"]["device"]["kind"] == "wda"  # each run says it drove an iPhone
     first = json.loads((Path(records[0]["run_dir"]) / "steps" / "0001" / "prompt.json").read_text())
     assert "- system_button(button: home|enter|del|power|volume_down|volume_up)" in first[0]["content"]
+    assert "Launcher" not in first[1]["content"]  # the home screen is no app to open
+    assert "screen 1179x2556 px" in first[1]["content"]  # an iPhone's screen
 
 
 async def test_an_alert_is_read_from_the_screenshot_at_once_and_answered_by_a_tap(wda: EmulatedWda) -> None:

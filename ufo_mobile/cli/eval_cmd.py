@@ -116,6 +116,9 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     args.suite = [suite_path(path) for path in args.suite]
     tasks = select(load_tasks(args.suite), args.tasks)
     builtin, settings = eval_settings(args)
+    if args.iphone:  # an iPhone 15's screen: 393x852 points at 3x
+        sim = settings.device.sim.model_copy(update={"width": IPHONE_SIZE[0], "height": IPHONE_SIZE[1]})
+        settings = settings.model_copy(update={"device": settings.device.model_copy(update={"sim": sim})})
     runs = plan(tasks, repeat=args.repeat, seed=args.seed)
     if builtin == "oracle":  # the oracle has replies for the mode: checked before anything is made
         for planned in runs:
@@ -287,6 +290,9 @@ def eval_settings(args: argparse.Namespace) -> tuple[BuiltinModel | None, Settin
                               "(--provider, --model, --base-url)", key="--model") from None
         raise
     return builtin, settings
+
+
+IPHONE_SIZE = (1179, 2556)
 
 
 def served_iphone(settings: Settings) -> Any:

@@ -14,7 +14,8 @@ from ufo_mobile.core.status import MODEL_STATUSES
 
 EXPECTED = {
     "manager": {
-        "system": {"actions", "width", "height", "legend", "person", "untrusted", "script_item"}, "script_item": set(),
+        "system": {"actions", "width", "height", "legend", "person", "untrusted", "script_item", "phone"},
+        "script_item": set(),
         "output_schema": {"schema"},
         "user": {"request", "current_app", "apps"}, "device_date": {"date"}, "app_card": {"app", "card"},
         "memory": {"memory"},
@@ -24,39 +25,39 @@ EXPECTED = {
     },
     "executor": {
         "system": {"legend", "actions", "max_actions", "labels", "approval", "person",
-                   "untrusted"},
+                   "untrusted", "phone"},
         "secrets": {"ids"}, "recent_actions": {"outcomes"},
         "user": {"budget", "request", "plan", "subgoal", "current_app", "screen"}, "blocked": set(),
         "reask": {"error"},
     },
-    "text_manipulator": {"system": set(), "user": {"request", "instruction", "text"}, "reask": {"error"}},
+    "text_manipulator": {"system": {"phone"}, "user": {"request", "instruction", "text"}, "reask": {"error"}},
     "scripter": {"system": {"timeout"}, "user": {"request", "task"}, "retry": {"output"}, "reask": {"error"}},
     "codeact": {
-        "system": {"legend", "tools", "labels", "approval", "person", "untrusted"},
+        "system": {"legend", "tools", "labels", "approval", "person", "untrusted", "phone"},
         "secrets": {"ids"}, "output_schema": {"schema"}, "budget": {"budget"}, "memory": {"memory"},
         "older": {"turns"}, "latest": {"turns"}, "user": {"request", "current_app", "apps", "screen"},
         "blocked": set(), "reask": {"error"},
     },
     "ui_tars": {
-        "system": {"untrusted", "approval", "person"}, "request": {"request"},
+        "system": {"untrusted", "approval", "person", "phone"}, "request": {"request"},
         "user": {"picture", "budget", "current_app", "apps"}, "output_schema": {"schema"},
         "memory": {"memory"},
         "blocked": set(), "reask": {"error"},
     },
     "qwen_vl": {
-        "system": {"untrusted", "approval", "person", "coordinates"}, "request": {"request"},
+        "system": {"untrusted", "approval", "person", "coordinates", "phone"}, "request": {"request"},
         "user": {"picture", "budget", "current_app", "apps"}, "output_schema": {"schema"},
         "memory": {"memory"}, "blocked": set(), "reask": {"error"},
     },
     "autoglm": {
-        "system": {"untrusted", "approval", "person"}, "request": {"request"},
+        "system": {"untrusted", "approval", "person", "phone"}, "request": {"request"},
         "user": {"picture", "budget", "current_app", "apps"}, "output_schema": {"schema"},
         "memory": {"memory"}, "blocked": set(), "reask": {"error"},
     },
     "contract": {
         "approval": {"flag", "plain", "then"}, "person_present": set(), "person_absent_refuse": set(),
         "person_absent_stop": set(), "person_absent_approve": set(), "labels": set(), "untrusted": set(),
-        "untrusted_no_screenshot": set(),
+        "untrusted_no_screenshot": set(), "iphone": set(),
     },
 }
 

@@ -109,7 +109,7 @@ class MobileAgent(BasicAgent):
             image_detail=p.image_detail, clean_screenshot=p.send_clean_screenshot,
             secret_ids=self.phone.credentials.ids(), logger=self.logger, redact=self.phone.redact,
             output=self.output_spec(), max_actions=self.settings.agent.max_actions_per_turn,
-            attendance=self.attendance(), role=self.model_role)
+            attendance=self.attendance(), role=self.model_role, platform=self.phone.driver.platform)
 
     def execution(self) -> Phase:
         """Phase 3: run the chosen actions."""

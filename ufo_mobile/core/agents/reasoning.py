@@ -127,7 +127,8 @@ class ManagerAgent(BasicAgent):
                                memory_items=r.memory_items, scripter_enabled=r.scripter.enabled,
                                app_cards_dir=r.app_cards_dir, output=output,
                                attendance=attendance,
-                               planner_turns=self.planner_turn_limit, role=self.model_role),
+                               planner_turns=self.planner_turn_limit, role=self.model_role,
+                               platform=self.phone.driver.platform),
             MemoryUpdate(),
         )
         return Processor(phases, recorder=StepRecorder(annotate=p.annotate))

@@ -171,6 +171,9 @@ class DeviceDriver:
     #: The keys ``press_key`` takes, by our names; None: every key an Android phone has (``KEYCODES``).
     keys: ClassVar[frozenset[str] | None] = None
 
+    #: The phone's system, as the model is told: ``android`` or ``ios``.
+    platform: ClassVar[str] = "android"
+
     #: A name for logs and errors: the adb serial, or ``sim`` for the in-process simulator.
     serial: str = "?"
 

@@ -70,6 +70,7 @@ class IOSDriver(DeviceDriver):
         "start_app", "get_apps", "screenshot", "get_ui_tree", "current_app", "screen_size", "keyboard_state",
     })
     keys: ClassVar[frozenset[str] | None] = KEYS
+    platform: ClassVar[str] = "ios"
 
     def __init__(self, url: str, *, timeout: float = 20.0, apps: Mapping[str, str] | None = None) -> None:
         if timeout <= 0:
@@ -267,7 +268,8 @@ class ServedIPhone(IOSDriver):
         self.phone = phone
         self.server = EmulatedWda(phone)
         self.server.start()
-        apps = {app.label: bundle_id(app.package) for app in phone.installed_apps()}
+        apps = {app.label: bundle_id(app.package) for app in phone.installed_apps()
+                if bundle_id(app.package) != HOME_SCREEN}  # the home screen is no app to open
         super().__init__(self.server.url, timeout=timeout, apps=apps)
 
     async def close(self) -> None:

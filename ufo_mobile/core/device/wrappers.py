@@ -23,6 +23,7 @@ class DriverWrapper(DeviceDriver):
         # ``supported`` is a class attribute on plain drivers; a wrapper's depends on its inner one.
         object.__setattr__(self, "supported", frozenset(inner.supported))
         object.__setattr__(self, "keys", inner.keys)
+        object.__setattr__(self, "platform", inner.platform)
 
     @property
     def serial(self) -> str:  # type: ignore[override]  # read-only: the inner driver's

@@ -98,12 +98,12 @@ class CodeActInteraction(LLMInteraction):
 
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
         t = self.templates  # screen_size is not needed: the screen's size is on the screen list's first line
-        main = t.render("system", legend="\n".join(screen_legend()),
+        main = t.render("system", legend="\n".join(screen_legend()), phone=self.phone_words,
                         tools=python_signatures(self.tools),
                         **self.contract_parts(flag="confirm=True in its call (any function that acts takes it)"))
         output = t.render("output_schema", schema=self.output_schema) if self.output_schema else ""
-        return compose([main, t.render("secrets", ids=", ".join(self.secret_ids)) if self.secret_ids else "",
-                        output])
+        return compose([main, self.platform_note(),
+                        t.render("secrets", ids=", ".join(self.secret_ids)) if self.secret_ids else "", output])
 
     def user_text(self, ctx: StepContext, obs: Observation) -> str:
         t, shared = self.templates, ctx.shared

@@ -83,8 +83,10 @@ class LLMInteraction:
                  clean_screenshot: bool = False, secret_ids: Sequence[str] = (),
                  templates: PromptTemplates | None = None, logger: Any = None,
                  redact: Callable[[str], str] | None = None, output: OutputSpec | None = None,
-                 max_actions: int = 5, attendance: Attendance | None = None, role: str | None = None) -> None:
+                 max_actions: int = 5, attendance: Attendance | None = None, role: str | None = None,
+                 platform: str = "android") -> None:
         self.model = model
+        self.platform = platform  # the phone's system (``DeviceDriver.platform``): what the prompt calls it
         self.role = role  # whose model a step of a run asks (``StepContext.run``); None: always ``model``
         self.tools = tools
         self.history_steps = history_steps
@@ -100,6 +102,15 @@ class LLMInteraction:
         self._log = logger if logger is not None else structlog.get_logger("ufo_mobile.core.llm")
         self._redact = redact  # applied to every message sent: no secret reaches the model
         self.output = output  # the final answer's shape (task.output), if any
+
+    @property
+    def phone_words(self) -> str:
+        """The phone, as the system prompt names it."""
+        return "an iPhone" if self.platform == "ios" else "an Android phone"
+
+    def platform_note(self) -> str:
+        """What the model must know of the phone's system (an iPhone has no back key), or nothing."""
+        return self.contract.render("iphone") if self.platform == "ios" else ""
 
     @property
     def output_schema(self) -> str | None:
@@ -123,12 +134,12 @@ class LLMInteraction:
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
         """The same for every step of a run (the screen's size is on the screen list's first line), so
         a provider's prompt cache holds it; ``screen_size`` is for the planner's prompt (reasoning.py)."""
-        main = self.templates.render("system", legend="\n".join(screen_legend()),
+        main = self.templates.render("system", legend="\n".join(screen_legend()), phone=self.phone_words,
                                      actions=self.tools.get_tool_descriptions_text(), max_actions=self.max_actions,
                                      **self.contract_parts())
         secrets = self.templates.render("secrets", ids=", ".join(self.secret_ids)) if self.secret_ids else ""
         output = self.templates.render("output_schema", schema=self.output_schema) if self.output_schema else ""
-        return compose([main, secrets, output])
+        return compose([main, self.platform_note(), secrets, output])
 
     def user_text(self, ctx: StepContext, obs: Observation) -> str:
         shared = ctx.shared

@@ -48,9 +48,10 @@ class PointingInteraction(LLMInteraction):
     def system_prompt(self, screen_size: tuple[int, int]) -> str:
         parts = self.contract_parts(flag=self.approval_flag, plain="without asking", then=self.approval_then)
         main = self.templates.render("system", untrusted=parts["untrusted"], approval=parts["approval"],
+                                     phone=self.phone_words,
                                      person=parts["person"], **self.system_values(screen_size))
         output = self.templates.render("output_schema", schema=self.output_schema) if self.output_schema else ""
-        return compose([main, output])
+        return compose([main, self.platform_note(), output])
 
     def system_values(self, picture: tuple[int, int]) -> dict[str, object]:
         """A format's own values for its system prompt (the picture's size, for one that states it there)."""

@@ -72,9 +72,11 @@ class ManagerInteraction(LLMInteraction):
         width, height = screen_size
         script = "\n" + t.render("script_item").rstrip("\n") if self.scripter_enabled else ""  # never offered when off
         return compose([t.render("system", actions=self.tools.get_tool_descriptions_text(), width=width,
+                                 phone=self.phone_words,
                                  height=height, legend="\n".join(screen_legend()), script_item=script,
                                  person=self.attendance.person_text(self.contract),
                                  untrusted=self.untrusted_text()),
+                        self.platform_note(),
                         t.render("output_schema", schema=self.output_schema) if self.output_schema else ""])
 
     def app_card(self, package: str) -> str:
@@ -201,7 +203,7 @@ class TextInteraction(LLMInteraction):
             return None
         index = focused.get("index")
         t = self.templates
-        messages = [ChatMessage(role="system", content=t.render("system")),
+        messages = [ChatMessage(role="system", content=t.render("system", phone=self.phone_words)),
                     ChatMessage(role="user", content=t.render("user", request=ctx.request,
                                                               instruction=ctx.shared.current_subgoal,
                                                               text=obs.ui_state.focused_text))]
