@@ -271,3 +271,20 @@ def test_quiet_prints_only_the_summary(tmp_path: Path) -> None:
     assert lines[1:] == [f"run directory: {run_dir}",
                          "tokens: 0 prompt + 0 completion in 6 model calls, cost $0.0000",
                          f"report: {run_dir / 'report.html'}"]
+
+
+def test_a_turn_of_several_actions_shows_each_on_its_line(tmp_path: Path) -> None:
+    script = tmp_path / "chain.yaml"
+    script.write_text(json.dumps({"replies": [
+        {"status": "CONTINUE", "thought": "open, then home",
+         "actions": [{"name": "open_app", "args": {"text": "Settings"}},
+                     {"name": "system_button", "args": {"button": "home"}}]},
+        {"status": "FINISH", "thought": "done", "result": "ok"}]}))
+    task = tmp_path / "task.yaml"
+    task.write_text(f"task: Open Settings, then go home\nmodel: {{script: {script}}}\n")
+    code, out = run_cli("run", str(task), "--log-dir", str(tmp_path / "logs"))
+    assert code == 0, out
+    line = next(line for line in out.splitlines() if line.startswith("step   1"))
+    assert "2 actions: open_app, system_button" in line  # the chain, not its first action alone
+    code, report = run_cli("report", str(only_run_dir(tmp_path / "logs")))
+    assert code == 0 and "2 actions: open_app, system_button" in report  # read back the same way

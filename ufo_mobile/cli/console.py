@@ -99,16 +99,20 @@ class Console:
     def step(self, step: StepContext) -> str:
         """One progress line: step, status, action, outcome, phase timings."""
         result = step.result
-        return self._step(step.step, step.status, step.action.render() if step.action else None,
+        return self._step(step.step, step.status, _actions_text([(a.name, a.render()) for a in step.actions]),
                           None if result is None else (result.success, result.summary), step.reason, step.timings)
 
     def recorded_step(self, line: dict[str, Any]) -> str:
         """The same line for a step read back from ``steps.jsonl``."""
-        action = line.get("action")
-        try:
-            rendered = ActionCall.model_validate(action).render() if action else None
-        except ValidationError:
-            rendered = str(action)
+        actions = line.get("actions") or ([line["action"]] if line.get("action") else [])
+        shown: list[tuple[str, str]] = []
+        for action in actions if isinstance(actions, list) else [actions]:
+            try:
+                call = ActionCall.model_validate(action)
+                shown.append((call.name, call.render()))
+            except ValidationError:
+                shown.append((str(action)[:40], str(action)))
+        rendered = _actions_text(shown)
         result = line.get("result")
         outcome = (bool(result.get("success")), str(result.get("summary", ""))) if isinstance(result, dict) else None
         timings = line.get("timings")
@@ -165,6 +169,15 @@ class Console:
             note = f" ({self.safe(str(cache['note']), DETAIL_LIMIT)})" if cache.get("note") else ""
             lines.append(f"run cache: {state}{note}: {self.safe(str(cache.get('file') or '-'))}")
         return lines
+
+
+def _actions_text(calls: list[tuple[str, str]]) -> str | None:
+    """A turn's actions on the progress line (each a name and its rendering): the one it had, or each of
+    several (a chain), in order: whole when they fit the column, else by name."""
+    if len(calls) <= 1:
+        return calls[0][1] if calls else None
+    whole = "; ".join(rendered for _, rendered in calls)
+    return whole if len(whole) <= ACTION_WIDTH else f"{len(calls)} actions: " + ", ".join(name for name, _ in calls)
 
 
 def role_lines(result: dict[str, Any]) -> list[str]:
