@@ -35,8 +35,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver, KeyboardState, resolve_key
 from ufo_mobile.core.device.blocking import DaemonWorkers, call_blocking
-from ufo_mobile.core.device.wda_tree import to_uiautomator
-from ufo_mobile.core.ios_types import PREFIX, TEXT_INPUTS
+from ufo_mobile.core.device.wda_tree import longest_input_text, to_uiautomator
 from ufo_mobile.errors import DeviceCommandError, DumpUnavailableError
 
 if TYPE_CHECKING:
@@ -171,17 +170,7 @@ class IOSDriver(DeviceDriver):
     async def _longest_text(self) -> int:
         """The length of the longest text a text input on the screen holds: WDA does not say which field
         has the focus, and backspaces past a field's start do nothing, so that many clear any of them."""
-        from lxml import etree
-
-        source = await self._value("GET", "/source", what="source", session=False)
-        try:
-            root = etree.fromstring(str(source).encode("utf-8"))
-        except etree.XMLSyntaxError:
-            return 0
-        held = [len(e.get("value") or "") for e in root.iter()
-                if isinstance(e.tag, str) and e.tag.removeprefix(PREFIX) in TEXT_INPUTS
-                and (e.get("value") or "") != (e.get("placeholderValue") or "")]
-        return max(held, default=0)
+        return longest_input_text(str(await self._value("GET", "/source", what="source", session=False)))
 
     async def press_key(self, key: str | int) -> None:
         name = resolve_key(key).name

@@ -55,11 +55,7 @@ def to_uiautomator(source: str, scale: float) -> str:
     """
     if scale <= 0:
         raise ValueError("scale must be > 0")
-    try:
-        root = etree.fromstring(source.encode("utf-8") if isinstance(source, str) else source,
-                                parser=etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False))
-    except etree.XMLSyntaxError as exc:
-        raise UIParseError(f"the WebDriverAgent source is not XML: {exc}") from None
+    root = read_source(source)
     if not str(root.tag).startswith(PREFIX):
         raise UIParseError(f"the WebDriverAgent source has no application element (its root is <{root.tag}>)")
     bundle = root.get("bundleId") or ""
@@ -70,6 +66,35 @@ def to_uiautomator(source: str, scale: float) -> str:
         _node(keyboard, KEYBOARD_PACKAGE, scale, lines, [], 0, window=True)
     lines.append("</hierarchy>")
     return "\n".join(lines)
+
+
+def read_source(source: str | bytes) -> etree._Element:
+    """WDA's ``/source`` XML parsed (no entities resolved, nothing fetched).
+
+    Raises:
+        UIParseError: it is not XML.
+    """
+    try:
+        return etree.fromstring(source.encode("utf-8") if isinstance(source, str) else source,
+                                parser=etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False))
+    except etree.XMLSyntaxError as exc:
+        raise UIParseError(f"the WebDriverAgent source is not XML: {exc}") from None
+
+
+def held_text(element: etree._Element) -> str:
+    """What a text input holds: WDA's ``value``, unless that is the placeholder iOS reports for an empty field."""
+    value = element.get("value") or ""
+    return "" if value == (element.get("placeholderValue") or "") else value
+
+
+def longest_input_text(source: str) -> int:
+    """The length of the longest text a text input in ``source`` holds (0 for a source that is not XML)."""
+    try:
+        root = read_source(source)
+    except UIParseError:
+        return 0
+    return max((len(held_text(e)) for e in root.iter()
+                if isinstance(e.tag, str) and e.tag.removeprefix(PREFIX) in TEXT_INPUTS), default=0)
 
 
 def _node(element: etree._Element, package: str, scale: float, lines: list[str],
@@ -98,8 +123,8 @@ def _attributes(element: etree._Element, kind: str, package: str, scale: float, 
     enabled = get("enabled", "true") == "true"
     visible = get("visible", "true") == "true"
     hint, desc = "", ""
-    if kind in TEXT_INPUTS:
-        text = "" if value == placeholder or (not placeholder and value == label) else value
+    if kind in TEXT_INPUTS:  # an empty field without a placeholder may say its label as its value
+        text = "" if not placeholder and value == label else held_text(element)
         hint = placeholder or label
     elif kind in ("Switch", "Toggle", "CheckBox"):
         text = label
