@@ -237,10 +237,10 @@ def cmd_sim(args: argparse.Namespace, out: TextIO) -> int:
 def _serve_wda(args: argparse.Namespace, out: TextIO) -> int:
     """``sim --wda``: the simulated phone as an iPhone 15 (393x852 points at 3x) until Ctrl-C."""
     from ufo_mobile.sim.phone.simphone import SimPhone
-    from ufo_mobile.sim.servers.wda import EmulatedWda
+    from ufo_mobile.sim.servers.wda import IPHONE_SIZE, EmulatedWda
 
     port = 8100 if args.port is None else args.port
-    wda = EmulatedWda(SimPhone(width=args.width or 1179, height=args.height or 2556), port=port)
+    wda = EmulatedWda(SimPhone(width=args.width or IPHONE_SIZE[0], height=args.height or IPHONE_SIZE[1]), port=port)
     try:
         wda.start()
     except OSError as exc:

@@ -116,7 +116,9 @@ def run_eval(args: argparse.Namespace, out: TextIO) -> int:
     args.suite = [suite_path(path) for path in args.suite]
     tasks = select(load_tasks(args.suite), args.tasks)
     builtin, settings = eval_settings(args)
-    if args.iphone:  # an iPhone 15's screen: 393x852 points at 3x
+    if args.iphone:  # an iPhone's screen
+        from ufo_mobile.sim.servers.wda import IPHONE_SIZE
+
         sim = settings.device.sim.model_copy(update={"width": IPHONE_SIZE[0], "height": IPHONE_SIZE[1]})
         settings = settings.model_copy(update={"device": settings.device.model_copy(update={"sim": sim})})
     runs = plan(tasks, repeat=args.repeat, seed=args.seed)
@@ -292,21 +294,15 @@ def eval_settings(args: argparse.Namespace) -> tuple[BuiltinModel | None, Settin
     return builtin, settings
 
 
-IPHONE_SIZE = (1179, 2556)
-
-
 def served_iphone(settings: Settings) -> Any:
     """The driver factory of ``--iphone``: each task's phone behind its own emulated WebDriverAgent.
 
     Raises:
         ConfigError: the ios extra (wdapy) is not installed.
     """
-    import importlib.util
+    from ufo_mobile.core.device.wda import ServedIPhone, check_ios_extra
 
-    from ufo_mobile.core.device.wda import ServedIPhone
-
-    if importlib.util.find_spec("wdapy") is None:
-        raise ConfigError("an iPhone needs the ios extra: pip install 'ufo_mobile[ios]'", key="--iphone")
+    check_ios_extra("--iphone")
     timeout = settings.device.command_timeout_seconds
     return lambda phone: ServedIPhone(phone, timeout=timeout)
 

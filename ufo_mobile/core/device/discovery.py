@@ -79,7 +79,9 @@ def wda_row(url: str, *, timeout: float = 10.0) -> DeviceRow:
     try:
         import wdapy
     except ImportError:
-        return DeviceRow(name, "unavailable", note="an iPhone needs the ios extra: pip install 'ufo_mobile[ios]'")
+        from ufo_mobile.core.device.wda import IOS_EXTRA
+
+        return DeviceRow(name, "unavailable", note=IOS_EXTRA)
     client = wdapy.AppiumClient(url)
     client.request_timeout = timeout
     try:

@@ -58,12 +58,9 @@ def make_driver(settings: DeviceSettings, *, logger: Any = None, phone: SimPhone
                          start_timeout=settings.u2_start_timeout_seconds, label_cache_dir=settings.label_cache_dir,
                          display_id=settings.display_id, logger=logger)
     if settings.kind == "wda":
-        import importlib.util
+        from ufo_mobile.core.device.wda import IOSDriver, check_ios_extra
 
-        from ufo_mobile.core.device.wda import IOSDriver
-
-        if importlib.util.find_spec("wdapy") is None:
-            raise ConfigError("an iPhone needs the ios extra: pip install 'ufo_mobile[ios]'", key="device.kind")
+        check_ios_extra("device.kind")
         if not settings.serial:
             raise ConfigError("an iPhone is reached at its WebDriverAgent's URL: --device wda:http://127.0.0.1:8100",
                               key="device.serial")

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from ufo_mobile.core.device.base import AppInfo, CurrentApp, DeviceDriver, KeyboardState, resolve_key
 from ufo_mobile.core.device.blocking import DaemonWorkers, call_blocking
 from ufo_mobile.core.device.wda_tree import longest_input_text, to_uiautomator
-from ufo_mobile.errors import DeviceCommandError, DumpUnavailableError
+from ufo_mobile.errors import ConfigError, DeviceCommandError, DumpUnavailableError
 
 if TYPE_CHECKING:
     from ufo_mobile.sim.phone.simphone import SimPhone
@@ -57,8 +57,21 @@ HOME_SCREEN = "com.apple.springboard"
 _BUTTONS = {"home": "home", "volume_up": "volumeUp", "volume_down": "volumeDown"}
 KEYS = frozenset({*_BUTTONS, "enter", "power", "del"})
 """The keys an iPhone has for the driver (our names); the rest are refused."""
+IOS_EXTRA = "an iPhone needs the ios extra: pip install 'ufo_mobile[ios]'"
 _NOT_INSTALLED = 0  # XCUIApplicationStateUnknown: what WDA answers for a bundle id that is not installed
 _DELETE = "\b"  # a backspace typed through /wda/keys deletes a character
+
+
+def check_ios_extra(key: str) -> None:
+    """Nothing when wdapy (the ios extra) is installed.
+
+    Raises:
+        ConfigError: it is not; ``key`` names the option or setting that asked for an iPhone.
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("wdapy") is None:
+        raise ConfigError(IOS_EXTRA, key=key)
 
 
 class IOSDriver(DeviceDriver):
@@ -89,8 +102,7 @@ class IOSDriver(DeviceDriver):
         try:
             import wdapy
         except ImportError as exc:  # the ios extra is not installed
-            raise DeviceCommandError("an iPhone needs the ios extra: pip install 'ufo_mobile[ios]'",
-                                     serial=self.serial) from exc
+            raise DeviceCommandError(IOS_EXTRA, serial=self.serial) from exc
         client = wdapy.AppiumClient(self.url)
         client.request_timeout = self._timeout
         self._methods = {"GET": wdapy.GET, "POST": wdapy.POST}

@@ -2,6 +2,6 @@
 (``server.EmulatedWda``), its screen as WDA's page source (``source``), and the bundle ids the
 emulated iPhone shows its apps under (``BUNDLE_IDS``)."""
 
-from ufo_mobile.sim.servers.wda.server import BUNDLE_IDS, EmulatedWda, WdaError, WdaLimits
+from ufo_mobile.sim.servers.wda.server import BUNDLE_IDS, IPHONE_SIZE, EmulatedWda, WdaError, WdaLimits
 
-__all__ = ["BUNDLE_IDS", "EmulatedWda", "WdaError", "WdaLimits"]
+__all__ = ["BUNDLE_IDS", "IPHONE_SIZE", "EmulatedWda", "WdaError", "WdaLimits"]

@@ -87,6 +87,7 @@ from ufo_mobile.sim.servers.wda.source import (
 
 __all__ = ["BUNDLE_IDS", "EmulatedWda", "WdaError", "WdaLimits"]
 
+IPHONE_SIZE = (1179, 2556)  # an iPhone 15's screen in pixels: 393x852 points at 3x
 IOS_VERSION = "17.5"
 WDA_VERSION = "9.15.1"
 BUILD_TIME = "Jan 15 2025 09:41:00"
